@@ -1,0 +1,197 @@
+// Package decode turns raw link-layer frames into a Packet: Ethernet, VLAN, Linux SLL/SLL2,
+// BSD loopback, raw IP, IPv4 (options, fragments), IPv6 (extension headers, fragments), TCP,
+// UDP, ICMPv4 and ICMPv6. Decoding is done in place: every slice in a Packet points into the
+// frame that was decoded, and a Packet is reused from one frame to the next, so decoding
+// allocates nothing.
+//
+// Malformed input never panics: the decoder stops at the first layer it cannot trust, records a
+// decoder event (Suricata's names, see events.go) and keeps what it decoded so far.
+package decode
+
+import (
+	"net/netip"
+	"time"
+)
+
+// LinkType is a capture link-layer type, numbered as pcap's LINKTYPE_ values.
+type LinkType uint16
+
+// Link types Meerkat decodes.
+const (
+	LinkTypeNull     LinkType = 0   // BSD loopback: 4-byte host-order address family
+	LinkTypeEthernet LinkType = 1   // Ethernet II / 802.3
+	LinkTypeRaw      LinkType = 101 // raw IPv4 or IPv6, version from the first nibble
+	LinkTypeRawAlt   LinkType = 12  // DLT_RAW as some systems number it
+	LinkTypeRawAlt2  LinkType = 14  // DLT_RAW on OpenBSD-derived captures
+	LinkTypeLoop     LinkType = 108 // OpenBSD loopback: 4-byte network-order address family
+	LinkTypeSLL      LinkType = 113 // Linux cooked capture v1
+	LinkTypeIPv4     LinkType = 228 // raw IPv4
+	LinkTypeIPv6     LinkType = 229 // raw IPv6
+	LinkTypeSLL2     LinkType = 276 // Linux cooked capture v2
+)
+
+// Source says where a packet came from, as Suricata's EVE `pkt_src` names it.
+type Source uint8
+
+// Packet sources.
+const (
+	SourceWire   Source = iota // read from the capture
+	SourceDefrag               // rebuilt from IP fragments
+)
+
+// String returns the EVE `pkt_src` value.
+func (s Source) String() string {
+	if s == SourceDefrag {
+		return "defrag"
+	}
+	return "wire/pcap"
+}
+
+// IP protocol numbers used by the decoders.
+const (
+	ProtoICMP   uint8 = 1
+	ProtoIGMP   uint8 = 2
+	ProtoTCP    uint8 = 6
+	ProtoUDP    uint8 = 17
+	ProtoIPv6   uint8 = 41
+	ProtoGRE    uint8 = 47
+	ProtoICMPv6 uint8 = 58
+	ProtoSCTP   uint8 = 132
+)
+
+// TCP flag bits, as in the TCP header's flags byte (CWR and ECE included).
+const (
+	TCPFlagFIN uint8 = 0x01
+	TCPFlagSYN uint8 = 0x02
+	TCPFlagRST uint8 = 0x04
+	TCPFlagPSH uint8 = 0x08
+	TCPFlagACK uint8 = 0x10
+	TCPFlagURG uint8 = 0x20
+	TCPFlagECE uint8 = 0x40
+	TCPFlagCWR uint8 = 0x80
+)
+
+// IPv4 flag bits as Packet.IPv4Flags holds them (the top three bits of the flags/offset word).
+const (
+	IPv4FlagMF uint8 = 0x1 // more fragments
+	IPv4FlagDF uint8 = 0x2 // don't fragment
+	IPv4FlagRF uint8 = 0x4 // reserved ("evil") bit
+)
+
+// IPv4 option kinds seen in the packet, one bit each in Packet.IPv4Options (ipopts keyword).
+const (
+	IPv4OptRR    uint16 = 1 << iota // record route
+	IPv4OptEOL                      // end of list
+	IPv4OptNOP                      // no operation
+	IPv4OptTS                       // timestamp
+	IPv4OptSec                      // security
+	IPv4OptESec                     // extended security
+	IPv4OptLSRR                     // loose source routing
+	IPv4OptSSRR                     // strict source routing
+	IPv4OptSatID                    // stream identifier
+	IPv4OptAny                      // any option at all
+)
+
+// MaxVLANs is how many VLAN tags a packet keeps (Suricata keeps three).
+const MaxVLANs = 3
+
+// Packet is one decoded frame. Slices point into the frame; they are valid until the next
+// call to Decode with the same Packet.
+type Packet struct {
+	// Capture.
+	Data      []byte    // the whole frame as captured
+	Timestamp time.Time // capture time
+	WireLen   int       // original length on the wire (may exceed len(Data))
+	PcapCnt   uint64    // 1-based number of the record in the capture (0: not from a file)
+	LinkType  LinkType
+	Source    Source
+
+	// Layer 2.
+	HasEthernet bool
+	SrcMAC      [6]byte
+	DstMAC      [6]byte
+	VLAN        [MaxVLANs]uint16 // VLAN ids, outermost first
+	VLANCount   uint8
+	EtherType   uint16 // of the network layer
+
+	// Layer 3. IPVersion is 0 when no IP header was decoded.
+	IPVersion uint8
+	SrcIP     netip.Addr
+	DstIP     netip.Addr
+	IPHeader  []byte // the IPv4 header with options, or the IPv6 fixed header plus extension headers
+	IPPayload []byte // what follows IPHeader, cut to the IP length (for fragments: the fragment data)
+	IPLen     int    // total IP length claimed by the header (IPv4 total length, IPv6 40+payload length)
+	TTL       uint8  // IPv4 TTL or IPv6 hop limit
+	TOS       uint8  // IPv4 TOS or IPv6 traffic class
+	IPID      uint32 // IPv4 identification, or the IPv6 fragment header's identification
+
+	IPv4Flags   uint8  // IPv4Flag* bits
+	IPv4Options uint16 // IPv4Opt* bits for the options present
+	FlowLabel   uint32 // IPv6 flow label
+
+	// Fragments. FragOffset is in bytes. A packet is a fragment when MoreFragments is set or
+	// FragOffset is not zero; then no transport header is decoded unless FragOffset is 0.
+	IsFragment    bool
+	FragOffset    uint16
+	MoreFragments bool
+	IPv6FragHdr   bool // an IPv6 fragment header was present (even an atomic one)
+
+	// Transport. IPProto is the protocol after IPv6 extension headers. L4Header and Payload are
+	// nil when the transport header could not be decoded (HasL4 false).
+	IPProto  uint8
+	HasL4    bool
+	SrcPort  uint16 // TCP/UDP/SCTP source port
+	DstPort  uint16 // TCP/UDP/SCTP destination port
+	L4Header []byte
+	Payload  []byte // application payload after the transport header
+
+	TCPSeq    uint32
+	TCPAck    uint32
+	TCPFlags  uint8
+	TCPWindow uint16
+	TCPUrgent uint16
+	TCPRes    uint8  // the 4 reserved bits between data offset and flags (Suricata's tcpres)
+	TCPMSS    uint16 // 0 when the option is absent
+	HasTCPMSS bool
+	TCPWScale uint8
+	HasWScale bool
+	TCPSackOK bool
+	TCPHasTS  bool
+	TCPTSVal  uint32
+	TCPTSEcr  uint32
+	UDPLen    uint16 // the UDP length field
+
+	ICMPType  uint8
+	ICMPCode  uint8
+	ICMPID    uint16 // echo / timestamp / info messages only (HasICMPID)
+	ICMPSeq   uint16
+	HasICMPID bool
+
+	// Checksums. Computed only when Decoder.Checksums says so; false otherwise.
+	IPv4ChecksumBad bool
+	L4ChecksumBad   bool
+
+	// Events records the decoder events raised for this packet.
+	Events EventSet
+}
+
+// Reset clears every decoded field so the Packet can take the next frame. It does not allocate.
+func (p *Packet) Reset() {
+	*p = Packet{}
+}
+
+// IsTCP reports whether a TCP header was decoded.
+func (p *Packet) IsTCP() bool { return p.HasL4 && p.IPProto == ProtoTCP }
+
+// IsUDP reports whether a UDP header was decoded.
+func (p *Packet) IsUDP() bool { return p.HasL4 && p.IPProto == ProtoUDP }
+
+// IsICMP reports whether an ICMPv4 or ICMPv6 header was decoded.
+func (p *Packet) IsICMP() bool {
+	return p.HasL4 && (p.IPProto == ProtoICMP || p.IPProto == ProtoICMPv6)
+}
+
+// HasPorts reports whether the packet carries transport ports (TCP, UDP, SCTP).
+func (p *Packet) HasPorts() bool {
+	return p.HasL4 && (p.IPProto == ProtoTCP || p.IPProto == ProtoUDP || p.IPProto == ProtoSCTP)
+}
