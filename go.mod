@@ -3,8 +3,11 @@ module github.com/meerkat-ids/meerkat
 go 1.26
 
 require (
-	github.com/gopacket/gopacket v1.7.7 // indirect
-	go.yaml.in/yaml/v3 v3.0.6 // indirect
+	github.com/gopacket/gopacket v1.7.7
+	go.yaml.in/yaml/v3 v3.0.6
+)
+
+require (
 	golang.org/x/net v0.55.0 // indirect
 	golang.org/x/sys v0.45.0 // indirect
 )

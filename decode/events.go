@@ -1,5 +1,7 @@
 package decode
 
+import "math/bits"
+
 // Event is a decoder event: something malformed or unusual seen while decoding. The names
 // (Event.String) are Suricata's decoder event names, used in stats as decoder.event.<name>.
 type Event uint8
@@ -16,3 +18,256 @@ func (s *EventSet) Has(e Event) bool { return s[e>>6]&(1<<(e&63)) != 0 }
 
 // Empty reports whether no event was recorded.
 func (s *EventSet) Empty() bool { return s[0]|s[1]|s[2]|s[3] == 0 }
+
+// Each calls fn for every event in the set, in ascending order. It does not allocate.
+func (s *EventSet) Each(fn func(e Event)) {
+	for w, word := range s {
+		for word != 0 {
+			b := bits.TrailingZeros64(word)
+			word &= word - 1
+			fn(Event(w<<6 | b))
+		}
+	}
+}
+
+// Decoder events. The zero value EventNone is not an event. The list follows Suricata's
+// decoder events (decode-events.h) for the layers Meerkat decodes; some are defined only so
+// that rules naming them (decode-event keyword) load, and are never raised.
+const (
+	EventNone Event = iota
+
+	// Link layers.
+	EventEthernetPktTooSmall   // ethernet.pkt_too_small
+	EventVLANHeaderTooSmall    // vlan.header_too_small
+	EventVLANUnknownType       // vlan.unknown_type
+	EventVLANTooManyLayers     // vlan.too_many_layers
+	EventSLLPktTooSmall        // sll.pkt_too_small (SLL and SLL2)
+	EventLtnullPktTooSmall     // ltnull.pkt_too_small (BSD null and loop)
+	EventLtnullUnsupportedType // ltnull.unsupported_type
+	EventIPRawInvalidIPVersion // ipraw.invalid_ip_version
+
+	// IPv4.
+	EventIPv4PktTooSmall          // ipv4.pkt_too_small
+	EventIPv4HlenTooSmall         // ipv4.hlen_too_small
+	EventIPv4IPLenSmallerThanHlen // ipv4.iplen_smaller_than_hlen
+	EventIPv4TruncPkt             // ipv4.trunc_pkt
+	EventIPv4OptInvalid           // ipv4.opt_invalid
+	EventIPv4OptInvalidLen        // ipv4.opt_invalid_len
+	EventIPv4OptMalformed         // ipv4.opt_malformed
+	EventIPv4OptPadRequired       // ipv4.opt_pad_required
+	EventIPv4OptEOLRequired       // ipv4.opt_eol_required
+	EventIPv4OptDuplicate         // ipv4.opt_duplicate
+	EventIPv4OptUnknown           // ipv4.opt_unknown
+	EventIPv4WrongIPVersion       // ipv4.wrong_ip_version
+	EventIPv4ICMPv6               // ipv4.icmpv6
+	EventIPv4FragPktTooLarge      // ipv4.frag_pkt_too_large (raised by defrag)
+	EventIPv4FragOverlap          // ipv4.frag_overlap (raised by defrag)
+	EventIPv4FragIgnored          // ipv4.frag_ignored
+
+	// ICMPv4.
+	EventICMPv4PktTooSmall    // icmpv4.pkt_too_small
+	EventICMPv4UnknownType    // icmpv4.unknown_type
+	EventICMPv4UnknownCode    // icmpv4.unknown_code
+	EventICMPv4IPv4TruncPkt   // icmpv4.ipv4_trunc_pkt
+	EventICMPv4IPv4UnknownVer // icmpv4.ipv4_unknown_ver
+
+	// ICMPv6.
+	EventICMPv6UnknownType             // icmpv6.unknown_type
+	EventICMPv6UnknownCode             // icmpv6.unknown_code
+	EventICMPv6PktTooSmall             // icmpv6.pkt_too_small
+	EventICMPv6IPv6UnknownVersion      // icmpv6.ipv6_unknown_version
+	EventICMPv6IPv6TruncPkt            // icmpv6.ipv6_trunc_pkt
+	EventICMPv6MLDMessageWithInvalidHL // icmpv6.mld_message_with_invalid_hl
+	EventICMPv6UnassignedType          // icmpv6.unassigned_type
+	EventICMPv6ExperimentationType     // icmpv6.experimentation_type
+
+	// IPv6.
+	EventIPv6PktTooSmall         // ipv6.pkt_too_small
+	EventIPv6TruncPkt            // ipv6.trunc_pkt
+	EventIPv6TruncExthdr         // ipv6.trunc_exthdr
+	EventIPv6ExthdrDuplFH        // ipv6.exthdr_dupl_fh
+	EventIPv6ExthdrUselessFH     // ipv6.exthdr_useless_fh
+	EventIPv6ExthdrDuplRH        // ipv6.exthdr_dupl_rh
+	EventIPv6ExthdrDuplHH        // ipv6.exthdr_dupl_hh
+	EventIPv6ExthdrDuplDH        // ipv6.exthdr_dupl_dh
+	EventIPv6ExthdrDuplAH        // ipv6.exthdr_dupl_ah
+	EventIPv6ExthdrDuplEH        // ipv6.exthdr_dupl_eh
+	EventIPv6ExthdrInvalidOptlen // ipv6.exthdr_invalid_optlen
+	EventIPv6WrongIPVersion      // ipv6.wrong_ip_version
+	EventIPv6ExthdrAHResNotNull  // ipv6.exthdr_ah_res_not_null
+	EventIPv6HopoptsUnknownOpt   // ipv6.hopopts_unknown_opt
+	EventIPv6HopoptsOnlyPadding  // ipv6.hopopts_only_padding
+	EventIPv6DstoptsUnknownOpt   // ipv6.dstopts_unknown_opt
+	EventIPv6DstoptsOnlyPadding  // ipv6.dstopts_only_padding
+	EventIPv6RHType0             // ipv6.rh_type_0
+	EventIPv6ZeroLenPadN         // ipv6.zero_len_padn
+	EventIPv6FHNonZeroReserved   // ipv6.fh_non_zero_reserved_field
+	EventIPv6DataAfterNoneHeader // ipv6.data_after_none_header
+	EventIPv6UnknownNextHeader   // ipv6.unknown_next_header
+	EventIPv6ICMPv4              // ipv6.icmpv4
+	EventIPv6FragPktTooLarge     // ipv6.frag_pkt_too_large (raised by defrag)
+	EventIPv6FragOverlap         // ipv6.frag_overlap (raised by defrag)
+	EventIPv6FragInvalidLength   // ipv6.frag_invalid_length
+	EventIPv6FragIgnored         // ipv6.frag_ignored
+
+	// TCP.
+	EventTCPPktTooSmall   // tcp.pkt_too_small
+	EventTCPHlenTooSmall  // tcp.hlen_too_small
+	EventTCPInvalidOptlen // tcp.invalid_optlen
+	EventTCPOptInvalidLen // tcp.opt_invalid_len
+	EventTCPOptDuplicate  // tcp.opt_duplicate
+
+	// UDP.
+	EventUDPPktTooSmall  // udp.pkt_too_small
+	EventUDPHlenTooSmall // udp.hlen_too_small
+	EventUDPHlenInvalid  // udp.hlen_invalid
+	EventUDPLenInvalid   // udp.len_invalid
+
+	// SCTP.
+	EventSCTPPktTooSmall // sctp.pkt_too_small
+
+	// EventCount is one more than the largest event; events are numbered 1..EventCount-1.
+	EventCount
+)
+
+var eventNames = [EventCount]string{
+	EventNone: "",
+
+	EventEthernetPktTooSmall:   "ethernet.pkt_too_small",
+	EventVLANHeaderTooSmall:    "vlan.header_too_small",
+	EventVLANUnknownType:       "vlan.unknown_type",
+	EventVLANTooManyLayers:     "vlan.too_many_layers",
+	EventSLLPktTooSmall:        "sll.pkt_too_small",
+	EventLtnullPktTooSmall:     "ltnull.pkt_too_small",
+	EventLtnullUnsupportedType: "ltnull.unsupported_type",
+	EventIPRawInvalidIPVersion: "ipraw.invalid_ip_version",
+
+	EventIPv4PktTooSmall:          "ipv4.pkt_too_small",
+	EventIPv4HlenTooSmall:         "ipv4.hlen_too_small",
+	EventIPv4IPLenSmallerThanHlen: "ipv4.iplen_smaller_than_hlen",
+	EventIPv4TruncPkt:             "ipv4.trunc_pkt",
+	EventIPv4OptInvalid:           "ipv4.opt_invalid",
+	EventIPv4OptInvalidLen:        "ipv4.opt_invalid_len",
+	EventIPv4OptMalformed:         "ipv4.opt_malformed",
+	EventIPv4OptPadRequired:       "ipv4.opt_pad_required",
+	EventIPv4OptEOLRequired:       "ipv4.opt_eol_required",
+	EventIPv4OptDuplicate:         "ipv4.opt_duplicate",
+	EventIPv4OptUnknown:           "ipv4.opt_unknown",
+	EventIPv4WrongIPVersion:       "ipv4.wrong_ip_version",
+	EventIPv4ICMPv6:               "ipv4.icmpv6",
+	EventIPv4FragPktTooLarge:      "ipv4.frag_pkt_too_large",
+	EventIPv4FragOverlap:          "ipv4.frag_overlap",
+	EventIPv4FragIgnored:          "ipv4.frag_ignored",
+
+	EventICMPv4PktTooSmall:    "icmpv4.pkt_too_small",
+	EventICMPv4UnknownType:    "icmpv4.unknown_type",
+	EventICMPv4UnknownCode:    "icmpv4.unknown_code",
+	EventICMPv4IPv4TruncPkt:   "icmpv4.ipv4_trunc_pkt",
+	EventICMPv4IPv4UnknownVer: "icmpv4.ipv4_unknown_ver",
+
+	EventICMPv6UnknownType:             "icmpv6.unknown_type",
+	EventICMPv6UnknownCode:             "icmpv6.unknown_code",
+	EventICMPv6PktTooSmall:             "icmpv6.pkt_too_small",
+	EventICMPv6IPv6UnknownVersion:      "icmpv6.ipv6_unknown_version",
+	EventICMPv6IPv6TruncPkt:            "icmpv6.ipv6_trunc_pkt",
+	EventICMPv6MLDMessageWithInvalidHL: "icmpv6.mld_message_with_invalid_hl",
+	EventICMPv6UnassignedType:          "icmpv6.unassigned_type",
+	EventICMPv6ExperimentationType:     "icmpv6.experimentation_type",
+
+	EventIPv6PktTooSmall:         "ipv6.pkt_too_small",
+	EventIPv6TruncPkt:            "ipv6.trunc_pkt",
+	EventIPv6TruncExthdr:         "ipv6.trunc_exthdr",
+	EventIPv6ExthdrDuplFH:        "ipv6.exthdr_dupl_fh",
+	EventIPv6ExthdrUselessFH:     "ipv6.exthdr_useless_fh",
+	EventIPv6ExthdrDuplRH:        "ipv6.exthdr_dupl_rh",
+	EventIPv6ExthdrDuplHH:        "ipv6.exthdr_dupl_hh",
+	EventIPv6ExthdrDuplDH:        "ipv6.exthdr_dupl_dh",
+	EventIPv6ExthdrDuplAH:        "ipv6.exthdr_dupl_ah",
+	EventIPv6ExthdrDuplEH:        "ipv6.exthdr_dupl_eh",
+	EventIPv6ExthdrInvalidOptlen: "ipv6.exthdr_invalid_optlen",
+	EventIPv6WrongIPVersion:      "ipv6.wrong_ip_version",
+	EventIPv6ExthdrAHResNotNull:  "ipv6.exthdr_ah_res_not_null",
+	EventIPv6HopoptsUnknownOpt:   "ipv6.hopopts_unknown_opt",
+	EventIPv6HopoptsOnlyPadding:  "ipv6.hopopts_only_padding",
+	EventIPv6DstoptsUnknownOpt:   "ipv6.dstopts_unknown_opt",
+	EventIPv6DstoptsOnlyPadding:  "ipv6.dstopts_only_padding",
+	EventIPv6RHType0:             "ipv6.rh_type_0",
+	EventIPv6ZeroLenPadN:         "ipv6.zero_len_padn",
+	EventIPv6FHNonZeroReserved:   "ipv6.fh_non_zero_reserved_field",
+	EventIPv6DataAfterNoneHeader: "ipv6.data_after_none_header",
+	EventIPv6UnknownNextHeader:   "ipv6.unknown_next_header",
+	EventIPv6ICMPv4:              "ipv6.icmpv4",
+	EventIPv6FragPktTooLarge:     "ipv6.frag_pkt_too_large",
+	EventIPv6FragOverlap:         "ipv6.frag_overlap",
+	EventIPv6FragInvalidLength:   "ipv6.frag_invalid_length",
+	EventIPv6FragIgnored:         "ipv6.frag_ignored",
+
+	EventTCPPktTooSmall:   "tcp.pkt_too_small",
+	EventTCPHlenTooSmall:  "tcp.hlen_too_small",
+	EventTCPInvalidOptlen: "tcp.invalid_optlen",
+	EventTCPOptInvalidLen: "tcp.opt_invalid_len",
+	EventTCPOptDuplicate:  "tcp.opt_duplicate",
+
+	EventUDPPktTooSmall:  "udp.pkt_too_small",
+	EventUDPHlenTooSmall: "udp.hlen_too_small",
+	EventUDPHlenInvalid:  "udp.hlen_invalid",
+	EventUDPLenInvalid:   "udp.len_invalid",
+
+	EventSCTPPktTooSmall: "sctp.pkt_too_small",
+}
+
+// String returns Suricata's name for the event, e.g. "ipv4.trunc_pkt"; "" for EventNone and
+// for values past EventCount.
+func (e Event) String() string {
+	if e >= EventCount {
+		return ""
+	}
+	return eventNames[e]
+}
+
+// AllEvents calls fn for every defined event (EventNone excluded), in numeric order.
+func AllEvents(fn func(e Event)) {
+	for e := Event(1); e < EventCount; e++ {
+		fn(e)
+	}
+}
+
+// EventByName returns the event Suricata calls name (e.g. "ipv6.exthdr_dupl_fh"); the match
+// is case-insensitive ASCII. ok is false for an unknown name.
+func EventByName(name string) (e Event, ok bool) {
+	for e := Event(1); e < EventCount; e++ {
+		if equalFoldASCII(eventNames[e], name) {
+			return e, true
+		}
+	}
+	return EventNone, false
+}
+
+// IsDefragEvent reports whether e is raised by IP reassembly (package defrag) rather than by
+// the decoder; those events are counted by defrag's counters, not by decode.Counters.
+func (e Event) IsDefragEvent() bool {
+	switch e {
+	case EventIPv4FragPktTooLarge, EventIPv4FragOverlap, EventIPv6FragPktTooLarge, EventIPv6FragOverlap:
+		return true
+	}
+	return false
+}
+
+func equalFoldASCII(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}

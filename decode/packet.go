@@ -80,16 +80,19 @@ const (
 
 // IPv4 option kinds seen in the packet, one bit each in Packet.IPv4Options (ipopts keyword).
 const (
-	IPv4OptRR    uint16 = 1 << iota // record route
-	IPv4OptEOL                      // end of list
-	IPv4OptNOP                      // no operation
-	IPv4OptTS                       // timestamp
-	IPv4OptSec                      // security
-	IPv4OptESec                     // extended security
-	IPv4OptLSRR                     // loose source routing
-	IPv4OptSSRR                     // strict source routing
-	IPv4OptSatID                    // stream identifier
-	IPv4OptAny                      // any option at all
+	IPv4OptRR     uint16 = 1 << iota // record route
+	IPv4OptEOL                       // end of list
+	IPv4OptNOP                       // no operation
+	IPv4OptTS                        // timestamp
+	IPv4OptSec                       // security
+	IPv4OptESec                      // extended security
+	IPv4OptLSRR                      // loose source routing
+	IPv4OptSSRR                      // strict source routing
+	IPv4OptSatID                     // stream identifier
+	IPv4OptAny                       // any option at all
+	IPv4OptQS                        // quick-start
+	IPv4OptRtrAlt                    // router alert
+	IPv4OptCIPSO                     // commercial IP security option
 )
 
 // MaxVLANs is how many VLAN tags a packet keeps (Suricata keeps three).
@@ -136,6 +139,12 @@ type Packet struct {
 	MoreFragments bool
 	IPv6FragHdr   bool // an IPv6 fragment header was present (even an atomic one)
 
+	// IPv6 fragment header location, set when IPv6FragHdr is true (used by defrag to rebuild
+	// the datagram). Offsets are from the start of IPHeader.
+	IPv6FragHdrOff uint16 // offset of the (first) fragment header
+	IPv6FragPrevNH uint16 // offset of the Next Header byte that names the fragment header
+	IPv6FragNH     uint8  // the fragment header's Next Header field
+
 	// Transport. IPProto is the protocol after IPv6 extension headers. L4Header and Payload are
 	// nil when the transport header could not be decoded (HasL4 false).
 	IPProto  uint8
@@ -173,6 +182,9 @@ type Packet struct {
 
 	// Events records the decoder events raised for this packet.
 	Events EventSet
+	// Invalid is set when a layer failed to decode (Suricata's PKT_IS_INVALID): the fields of
+	// that layer and of the layers above it are left empty.
+	Invalid bool
 }
 
 // Reset clears every decoded field so the Packet can take the next frame. It does not allocate.
