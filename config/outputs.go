@@ -1,0 +1,329 @@
+package config
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Outputs are the entries of the outputs list.
+type Outputs struct {
+	// All lists every entry in order, enabled or not, including types Meerkat does not know.
+	All []Output
+	// Fast is the first enabled fast entry (else the first fast entry; zero when none).
+	Fast FastOutput
+	// EVE is the first enabled eve-log entry (else the first eve-log entry; zero when none).
+	EVE EVEOutput
+	// EVELogs are all eve-log entries in order (Suricata allows several).
+	EVELogs []EVEOutput
+}
+
+// Output is one entry of outputs ("- fast: {...}").
+type Output struct {
+	// Name is the output module ("fast", "eve-log", "stats", ...).
+	Name string
+	// Key is the dotted key of its settings, e.g. "outputs.1.eve-log".
+	Key string
+	// Enabled is its enabled key; Suricata skips an output without "enabled: yes".
+	Enabled bool
+	// Node holds its settings (may be a null scalar when the entry has none).
+	Node *Node
+}
+
+// FastOutput is the fast.log output.
+type FastOutput struct {
+	// Present is true when outputs has a fast entry.
+	Present bool
+	// Enabled is enabled (default false: Suricata needs enabled: yes).
+	Enabled bool
+	// Filename is filename (default "fast.log"), relative to the log directory unless absolute.
+	Filename string
+	// Append is append (default true).
+	Append bool
+	// Filetype is filetype (default "regular").
+	Filetype string
+}
+
+// EVEOutput is one eve-log output.
+type EVEOutput struct {
+	// Present is true when this is a real eve-log entry (false for the zero value).
+	Present bool
+	// Key is the dotted key of its settings, e.g. "outputs.1.eve-log".
+	Key string
+	// Enabled is enabled (default false).
+	Enabled bool
+	// Filetype is filetype: regular (default; "file" is read as regular), syslog,
+	// unix_dgram, unix_stream or redis.
+	Filetype string
+	// Filename is filename (default "eve.json").
+	Filename string
+	// Threaded is threaded (default false).
+	Threaded bool
+	// CommunityID is community-id (default false).
+	CommunityID bool
+	// CommunityIDSeed is community-id-seed (0..65535, default 0).
+	CommunityIDSeed int
+	// Ethernet is ethernet (default false): log MAC addresses.
+	Ethernet bool
+	// PcapFile is pcap-file (default false): log the pcap file name.
+	PcapFile bool
+	// Types are the entries of types, in order, including unknown ones.
+	Types []TypeConfig
+	// Alert holds the options of the alert type (Enabled is false when the type is not listed
+	// or is disabled; likewise for Drop and Stats).
+	Alert AlertOptions
+	// Drop holds the options of the drop type.
+	Drop DropOptions
+	// Stats holds the options of the stats type.
+	Stats StatsOptions
+	// Node holds all its settings.
+	Node *Node
+}
+
+// TypeConfig is one entry of eve-log.types: "- alert" or "- alert: {payload: yes, ...}".
+type TypeConfig struct {
+	// Name is the type ("alert", "drop", "flow", "http", ...).
+	Name string
+	// Key is the dotted key of its options, e.g. "outputs.1.eve-log.types.0.alert".
+	Key string
+	// Enabled is false only when its options say enabled: no.
+	Enabled bool
+	// Options are its options; nil for the plain "- alert" form or an empty "- alert:".
+	Options *Node
+}
+
+// Type returns the first entry of types called name.
+func (e *EVEOutput) Type(name string) (TypeConfig, bool) {
+	for _, t := range e.Types {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return TypeConfig{}, false
+}
+
+// Has reports whether the type name is listed and enabled.
+func (e *EVEOutput) Has(name string) bool {
+	t, ok := e.Type(name)
+	return ok && t.Enabled
+}
+
+// AlertOptions are the options of the eve-log alert type (Suricata's defaults in brackets).
+type AlertOptions struct {
+	// Enabled is true when alert is listed and enabled.
+	Enabled bool
+	// Payload is payload [no]: log the payload in base64.
+	Payload bool
+	// PayloadPrintable is payload-printable [no]: log the payload as printable text.
+	PayloadPrintable bool
+	// PayloadLength is payload-length [no]: log the payload length.
+	PayloadLength bool
+	// PayloadBufferSize is payload-buffer-size [4 KiB].
+	PayloadBufferSize uint64
+	// Packet is packet [no]: log the packet in base64.
+	Packet bool
+	// HTTPBody is http-body [no]: log HTTP bodies in base64.
+	HTTPBody bool
+	// HTTPBodyPrintable is http-body-printable [no].
+	HTTPBodyPrintable bool
+	// TaggedPackets is tagged-packets [no].
+	TaggedPackets bool
+	// Verdict is verdict [no].
+	Verdict bool
+	// Metadata is metadata [yes]: "metadata: no" turns off AppLayer, Flow and RuleMetadata; a
+	// mapping sets them one by one (app-layer, flow, rule.metadata, rule.raw, rule.reference).
+	Metadata bool
+	// AppLayer is metadata.app-layer [yes]: the app-layer record of the alert's transaction.
+	AppLayer bool
+	// Flow is metadata.flow [yes]: the flow object.
+	Flow bool
+	// RuleMetadata is metadata.rule.metadata [yes]: the rule's metadata keyword.
+	RuleMetadata bool
+	// RuleRaw is metadata.rule.raw [no]: the rule text.
+	RuleRaw bool
+	// RuleReference is metadata.rule.reference [no]: the rule's references.
+	RuleReference bool
+}
+
+// DropOptions are the options of the eve-log drop type.
+type DropOptions struct {
+	// Enabled is true when drop is listed and enabled.
+	Enabled bool
+	// Alerts is alerts [no]: add the alert that caused the drop.
+	Alerts bool
+	// Flows is flows: "start" (default: the first drop of each flow direction) or "all".
+	Flows string
+	// Verdict is verdict [no].
+	Verdict bool
+}
+
+// StatsOptions are the options of the eve-log stats type.
+type StatsOptions struct {
+	// Enabled is true when stats is listed and enabled.
+	Enabled bool
+	// Totals is totals [yes]: counters for the whole engine. Totals and Threads cannot both
+	// be off.
+	Totals bool
+	// Threads is threads [no]: counters per thread.
+	Threads bool
+	// Deltas is deltas [no]: also the change since the previous record.
+	Deltas bool
+	// NullValues is null-values: zero counters are written too unless it is set to a false
+	// value (Suricata adds JSON_STATS_NO_ZEROES only for an explicit "no").
+	NullValues bool
+}
+
+func (b *builder) outputs() Outputs {
+	var o Outputs
+	entries := b.c.Children("outputs")
+	if n, ok := b.c.Get("outputs"); ok && n.Kind == MappingNode {
+		b.fail(nodeError(n, "outputs", "expected a list of outputs, found a mapping"))
+		return o
+	}
+	fastSet := false
+	for i, e := range entries {
+		idx := "outputs." + strconv.Itoa(i)
+		if e.Kind != MappingNode || len(e.Children) == 0 {
+			b.fail(nodeError(e, idx, "an output must be written \"- NAME: {settings}\""))
+			continue
+		}
+		name := e.Children[0].Name
+		key := idx + "." + name
+		out := Output{Name: name, Key: key, Enabled: b.bool(key+".enabled", false), Node: e.Children[0]}
+		o.All = append(o.All, out)
+		switch name {
+		case "fast":
+			f := FastOutput{
+				Present:  true,
+				Enabled:  out.Enabled,
+				Filename: b.str(key+".filename", "fast.log"),
+				Append:   b.bool(key+".append", true),
+				Filetype: b.str(key+".filetype", "regular"),
+			}
+			if !fastSet || (!o.Fast.Enabled && f.Enabled) {
+				o.Fast = f
+				fastSet = true
+			}
+		case "eve-log":
+			e := b.eve(key, out)
+			o.EVELogs = append(o.EVELogs, e)
+		}
+	}
+	for _, e := range o.EVELogs {
+		if e.Enabled {
+			o.EVE = e
+			break
+		}
+	}
+	if !o.EVE.Present && len(o.EVELogs) > 0 {
+		o.EVE = o.EVELogs[0]
+	}
+	return o
+}
+
+func (b *builder) eve(key string, out Output) EVEOutput {
+	e := EVEOutput{
+		Present:     true,
+		Key:         key,
+		Enabled:     out.Enabled,
+		Filetype:    b.enum(key+".filetype", "regular", "regular", "file", "syslog", "unix_dgram", "unix_stream", "redis"),
+		Filename:    b.str(key+".filename", "eve.json"),
+		Threaded:    b.bool(key+".threaded", false),
+		CommunityID: b.bool(key+".community-id", false),
+		Ethernet:    b.bool(key+".ethernet", false),
+		PcapFile:    b.bool(key+".pcap-file", false),
+		Node:        out.Node,
+	}
+	if e.Filetype == "file" {
+		e.Filetype = "regular"
+	}
+	e.CommunityIDSeed = b.intRange(key+".community-id-seed", 0, 0, 65535)
+
+	tkey := key + ".types"
+	if n, ok := b.c.Get(tkey); ok && n.Kind == MappingNode {
+		b.fail(nodeError(n, tkey, "expected a list of types, found a mapping"))
+	}
+	for i, t := range b.c.Children(tkey) {
+		ekey := tkey + "." + strconv.Itoa(i)
+		var tc TypeConfig
+		switch {
+		case t.Kind == ScalarNode && !t.Null:
+			tc = TypeConfig{Name: t.Value, Key: ekey, Enabled: true}
+		case t.Kind == MappingNode && len(t.Children) > 0:
+			opt := t.Children[0]
+			tc = TypeConfig{Name: opt.Name, Key: ekey + "." + opt.Name, Enabled: true}
+			if opt.Kind == MappingNode {
+				tc.Options = opt
+				if s, ok := opt.String("enabled"); ok && !IsTrue(s) {
+					tc.Enabled = false
+				}
+			}
+		case t.IsNull():
+			continue
+		default:
+			b.fail(nodeError(t, ekey, "an eve-log type must be a name or \"NAME: {options}\""))
+			continue
+		}
+		e.Types = append(e.Types, tc)
+	}
+
+	e.Alert = AlertOptions{PayloadBufferSize: 4096, Metadata: true, AppLayer: true, Flow: true, RuleMetadata: true}
+	if t, ok := e.Type("alert"); ok && t.Enabled {
+		a := &e.Alert
+		a.Enabled = true
+		k := t.Key + "."
+		a.Payload = b.bool(k+"payload", false)
+		a.PayloadPrintable = b.bool(k+"payload-printable", false)
+		a.PayloadLength = b.bool(k+"payload-length", false)
+		a.PayloadBufferSize = b.sizeMax(k+"payload-buffer-size", 4096, 1<<32-1)
+		a.Packet = b.bool(k+"packet", false)
+		a.HTTPBody = b.bool(k+"http-body", false)
+		a.HTTPBodyPrintable = b.bool(k+"http-body-printable", false)
+		a.TaggedPackets = b.bool(k+"tagged-packets", false)
+		a.Verdict = b.bool(k+"verdict", false)
+		if m, ok := b.c.Get(k + "metadata"); ok && !m.IsNull() {
+			switch m.Kind {
+			case ScalarNode:
+				if IsFalse(m.Value) {
+					a.Metadata, a.AppLayer, a.Flow, a.RuleMetadata = false, false, false, false
+				}
+			case MappingNode:
+				a.AppLayer = b.bool(k+"metadata.app-layer", true)
+				a.Flow = b.bool(k+"metadata.flow", true)
+				a.RuleMetadata = b.bool(k+"metadata.rule.metadata", true)
+				a.RuleRaw = b.bool(k+"metadata.rule.raw", false)
+				a.RuleReference = b.bool(k+"metadata.rule.reference", false)
+			}
+		}
+	}
+	e.Drop = DropOptions{Flows: "start"}
+	if t, ok := e.Type("drop"); ok && t.Enabled {
+		d := &e.Drop
+		d.Enabled = true
+		k := t.Key + "."
+		d.Alerts = b.bool(k+"alerts", false)
+		d.Verdict = b.bool(k+"verdict", false)
+		if v, ok := b.c.String(k + "flows"); ok {
+			switch strings.ToLower(v) {
+			case "start", "all":
+				d.Flows = strings.ToLower(v)
+			default:
+				n, _ := b.c.Get(k + "flows")
+				b.warn(n, k+"flows", "invalid value %q (expected start or all): using start", v)
+			}
+		}
+	}
+	e.Stats = StatsOptions{Totals: true}
+	if t, ok := e.Type("stats"); ok && t.Enabled {
+		st := &e.Stats
+		st.Enabled = true
+		k := t.Key + "."
+		st.Totals = b.bool(k+"totals", true)
+		st.Threads = b.bool(k+"threads", false)
+		st.Deltas = b.bool(k+"deltas", false)
+		st.NullValues = b.bool(k+"null-values", true)
+		if !st.Totals && !st.Threads {
+			b.fail(nodeError(t.Options, t.Key, "totals and threads cannot both be disabled"))
+		}
+	}
+	return e
+}
