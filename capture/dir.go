@@ -1,0 +1,177 @@
+package capture
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// OpenPath opens a capture file (see OpenFile) or, when path is a directory, every capture
+// in it (see OpenDir) as one Source.
+func OpenPath(path string) (Source, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("capture: %w", err)
+	}
+	if st.IsDir() {
+		d, err := OpenDir(path)
+		if err != nil {
+			return nil, err
+		}
+		return d, nil
+	}
+	s, err := OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// DirSource reads the captures of a directory one after another as a single Source. Cnt keeps
+// counting across files, as Suricata's pcap_cnt does in directory mode. It implements Source;
+// it is not safe for concurrent use.
+type DirSource struct {
+	dir      string
+	files    []string // captures not yet opened, in name order
+	cur      *FileSource
+	cnt      uint64 // Cnt of the last frame delivered
+	warnings []string
+	closed   bool
+}
+
+// OpenDir opens the captures in directory dir, to be read in file name order. It does not
+// descend into subdirectories. Files that are not captures (told by their magic bytes, as
+// OpenFile does) are skipped with a warning (see Warnings); a directory without any capture is
+// an error.
+//
+// Suricata orders a directory by modification time; Meerkat uses the name, which does not
+// change when files are copied.
+func OpenDir(dir string) (*DirSource, error) {
+	entries, err := os.ReadDir(dir) // sorted by name
+	if err != nil {
+		return nil, fmt.Errorf("capture: %w", err)
+	}
+	d := &DirSource{dir: dir}
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		st, err := os.Stat(path) // follows symbolic links
+		if err != nil {
+			d.warn(fmt.Sprintf("capture: %v; skipped", err))
+			continue
+		}
+		if st.IsDir() {
+			continue
+		}
+		if !st.Mode().IsRegular() {
+			d.warn(fmt.Sprintf("capture: %s: not a regular file; skipped", path))
+			continue
+		}
+		if err := sniffFile(path); err != nil {
+			d.warn(err.Error() + "; skipped")
+			continue
+		}
+		d.files = append(d.files, path)
+	}
+	if len(d.files) == 0 {
+		return nil, fmt.Errorf("capture: %s: no pcap or pcapng file in the directory", dir)
+	}
+	return d, nil
+}
+
+// sniffFile checks that path starts like a capture file, reading only its first bytes.
+func sniffFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("capture: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 512)
+	head, err := br.Peek(4)
+	if err != nil && err != io.EOF {
+		return fmt.Errorf("capture: %s: %w", path, err)
+	}
+	compressed := len(head) >= 2 && binary.BigEndian.Uint16(head) == magicGzip
+	if compressed {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return fmt.Errorf("capture: %s: bad gzip stream: %s", path, headerErr(err))
+		}
+		defer gz.Close()
+		var buf [4]byte
+		n, err := io.ReadFull(gz, buf[:])
+		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+			return fmt.Errorf("capture: %s: bad gzip stream: %w", path, err)
+		}
+		head = buf[:n]
+	}
+	_, err = classify(path, head, compressed)
+	return err
+}
+
+// Warnings returns the files skipped so far and why, one message per file: files that are not
+// captures (found by OpenDir) and files that could not be opened when their turn came.
+func (d *DirSource) Warnings() []string { return d.warnings }
+
+func (d *DirSource) warn(msg string) { d.warnings = append(d.warnings, msg) }
+
+// Next fills f with the next frame of the current file, moving on to the next file at the end
+// of one. An error from one file (see Source) is returned once; the next call goes on with the
+// next file. Next returns io.EOF after the last file.
+func (d *DirSource) Next(f *Frame) error {
+	if d.closed {
+		return fmt.Errorf("capture: %s: %w", d.dir, os.ErrClosed)
+	}
+	for {
+		if d.cur == nil {
+			if len(d.files) == 0 {
+				return io.EOF
+			}
+			path := d.files[0]
+			d.files = d.files[1:]
+			s, err := OpenFile(path)
+			if err != nil {
+				d.warn(err.Error() + "; skipped")
+				continue
+			}
+			s.base = d.cnt
+			d.cur = s
+		}
+		err := d.cur.Next(f)
+		if err == nil {
+			d.cnt = f.Cnt
+			return nil
+		}
+		_ = d.cur.Close()
+		d.cur = nil
+		if err != io.EOF {
+			return err
+		}
+	}
+}
+
+// Current returns the path of the file being read, or "" between files.
+func (d *DirSource) Current() string {
+	if d.cur == nil {
+		return ""
+	}
+	return d.cur.path
+}
+
+// Close closes the file being read. It is safe to call more than once.
+func (d *DirSource) Close() error {
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	d.files = nil
+	if d.cur != nil {
+		err := d.cur.Close()
+		d.cur = nil
+		return err
+	}
+	return nil
+}
