@@ -1,0 +1,74 @@
+# Meerkat build and test entry points. `make run` and `make test` set up a fresh machine on their
+# own (Debian packages through apt-get, Go modules through the module proxy).
+
+GO        ?= go
+BIN       := bin
+MEERKAT   := $(BIN)/meerkat
+VERIFY    := $(BIN)/meerkat-verify
+SHARED    ?= ../shared
+PCAP      ?= pcaps/sample.pcap
+RULES     ?= rules/meerkat.rules
+FUZZTIME  ?= 10s
+DEB_PKGS  := libhyperscan-dev pkg-config
+
+.PHONY: all deps build test run bench bench-go fuzz lint conformance clean
+
+all: build
+
+# deps installs only what is missing and says nothing when everything is there.
+deps:
+	@missing=""; \
+	for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing$$missing"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	@command -v $(GO) >/dev/null || { echo "deps: Go 1.26 is required (https://go.dev/dl/)"; exit 1; }
+	@$(GO) mod download
+
+build: deps
+	@mkdir -p $(BIN)
+	$(GO) build -o $(MEERKAT) ./cmd/meerkat
+	$(GO) build -o $(VERIFY) ./cmd/meerkat-verify
+
+# run: the main job on the bundled default: replay the bundled capture with the bundled rules.
+run: build
+	@mkdir -p logs
+	./$(MEERKAT) -c suricata.yaml -S $(RULES) -r $(PCAP) -l logs/
+	@echo "logs: logs/eve.json logs/fast.log"
+
+test: build
+	$(GO) vet ./...
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) test -count=1 ./...
+	./$(VERIFY) --meerkat ./$(MEERKAT) --tests $(SHARED)/conformance/tests --ratchet conformance/passing.txt
+
+conformance: build
+	./$(VERIFY) --meerkat ./$(MEERKAT) --tests $(SHARED)/conformance/tests --report
+
+bench: build
+	./bench/replay.sh
+
+bench-go: deps
+	$(GO) test -run '^$$' -bench . -benchmem ./decode/ ./flow/ ./capture/ ./output/ ./pipeline/
+
+# fuzz runs every fuzz target for FUZZTIME each.
+fuzz: deps
+	@for pkg in $$($(GO) list ./...); do \
+		for t in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+			echo "fuzz $$pkg $$t"; \
+			$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
+
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+clean:
+	rm -rf $(BIN) logs

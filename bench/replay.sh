@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Replay throughput of the foundation (issue #2): packets/s of (a) a plain zero-copy read loop
+# over a capture and (b) `meerkat -r FILE --disable-detection --runmode single`, measured in
+# alternation, ROUNDS times each, on the same capture in one run. Prints medians, the ratio b/a
+# (the bar is 0.5) and meerkat's heap allocations per packet, and writes the raw figures to
+# bench/results/<date>-<host>-replay.json.
+#
+# Captures: a synthetic bulk capture made by pcaps/gen (always), and every capture under
+# ../shared/corpus/pcaps when that folder exists.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROUNDS=${ROUNDS:-5}
+FLOWS=${FLOWS:-30000}
+SHARED=${SHARED:-../shared}
+work=$(mktemp -d /tmp/meerkat-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+go build -o "$work/readloop" ./bench/readloop
+go build -o "$work/meerkat" ./cmd/meerkat
+go run ./pcaps/gen -flows "$FLOWS" "$work/bulk.pcap"
+
+captures=("$work/bulk.pcap")
+if [ -d "$SHARED/corpus/pcaps" ]; then
+	# The corpus is many small files in folders; readloop and meerkat both take a directory of
+	# captures, so gather them (as links) into one.
+	mkdir -p "$work/corpus"
+	i=0
+	while IFS= read -r f; do
+		i=$((i + 1))
+		ln -s "$(realpath "$f")" "$work/corpus/$(printf '%04d' $i)-$(basename "$f")"
+	done < <(find "$SHARED/corpus/pcaps" -type f \( -name '*.pcap' -o -name '*.pcapng' -o -name '*.cap' \) | sort)
+	captures+=("$work/corpus")
+else
+	echo "note: $SHARED/corpus/pcaps not found; only the synthetic capture is measured" >&2
+fi
+
+now_ns() { date +%s%N; }
+median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+
+host=$(hostname -s 2>/dev/null || echo host)
+day=$(date -u +%Y-%m-%d)
+cpu=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
+cores=$(nproc)
+mem=$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+out="bench/results/${day}-${host}-replay.json"
+mkdir -p bench/results
+
+json_runs=""
+printf '\n%-12s %10s %14s %14s %8s %8s %12s\n' capture packets "read pps" "meerkat pps" ratio bar "allocs/pkt"
+overall=PASS
+for cap in "${captures[@]}"; do
+	name=$(basename "$cap")
+	: > "$work/a.txt"; : > "$work/b.txt"; : > "$work/allocs.txt"
+	packets=0
+	for r in $(seq "$ROUNDS"); do
+		t0=$(now_ns)
+		"$work/readloop" "$cap" > "$work/read.out"
+		t1=$(now_ns)
+		packets=$(awk '/^packets:/ {print $2}' "$work/read.out")
+		echo "$packets $t0 $t1" | awk '{printf "%.0f\n", $1/(($3-$2)/1e9)}' >> "$work/a.txt"
+
+		rm -rf "$work/logs"; mkdir -p "$work/logs"
+		t0=$(now_ns)
+		"$work/meerkat" -c suricata.yaml -r "$cap" -l "$work/logs" --disable-detection --runmode single 2> "$work/meerkat.err" >/dev/null
+		t1=$(now_ns)
+		mp=$(awk '/^packets:/ {print $2}' "$work/meerkat.err")
+		if [ "$mp" != "$packets" ]; then
+			echo "meerkat read $mp packets, the read loop $packets" >&2
+			exit 1
+		fi
+		echo "$mp $t0 $t1" | awk '{printf "%.0f\n", $1/(($3-$2)/1e9)}' >> "$work/b.txt"
+		awk -F': ' '/^heap allocations per packet:/ {print $2}' "$work/meerkat.err" >> "$work/allocs.txt"
+	done
+	a=$(median < "$work/a.txt")
+	b=$(median < "$work/b.txt")
+	allocs=$(median < "$work/allocs.txt")
+	ratio=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.3f", b/a}')
+	verdict=$(awk -v r="$ratio" 'BEGIN {print (r >= 0.5) ? "PASS" : "FAIL"}')
+	[ "$verdict" = PASS ] || overall=FAIL
+	printf '%-12s %10d %14.0f %14.0f %8s %8s %12s\n' "$name" "$packets" "$a" "$b" "$ratio" "$verdict" "$allocs"
+	runs_a=$(paste -sd, "$work/a.txt"); runs_b=$(paste -sd, "$work/b.txt"); runs_al=$(paste -sd, "$work/allocs.txt")
+	[ -n "$json_runs" ] && json_runs+=","
+	json_runs+=$(printf '\n    {"capture": "%s", "packets": %s, "read_loop_pps": [%s], "meerkat_pps": [%s], "meerkat_allocs_per_packet": [%s], "median_read_loop_pps": %s, "median_meerkat_pps": %s, "ratio": %s, "bar": 0.5, "verdict": "%s"}' \
+		"$name" "$packets" "$runs_a" "$runs_b" "$runs_al" "$a" "$b" "$ratio" "$verdict")
+done
+
+cat > "$out" <<JSON
+{
+  "benchmark": "replay (issue #2): read loop vs meerkat --disable-detection --runmode single",
+  "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
+  "machine": {"host": "$host", "cpu": "$cpu", "cores": $cores, "memory": "$mem"},
+  "commit": "$commit",
+  "command": "ROUNDS=$ROUNDS FLOWS=$FLOWS bench/replay.sh",
+  "commands": {
+    "read_loop": "readloop CAPTURE",
+    "meerkat": "meerkat -c suricata.yaml -r CAPTURE -l DIR --disable-detection --runmode single"
+  },
+  "method": "wall-clock time of each process, packets/s = packets / wall time; rounds alternate a and b; medians over rounds",
+  "disclaimer": "One machine on one day; a shared, noisy VM. Ratios measured side by side are more trustworthy than absolute figures.",
+  "runs": [$json_runs
+  ]
+}
+JSON
+echo
+echo "overall: $overall (meerkat must reach at least half of the read loop's packets/s)"
+echo "raw results: $out"

@@ -1,0 +1,330 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// binPath is the meerkat binary built once for the end-to-end tests.
+var binPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "meerkat-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binPath = filepath.Join(dir, "meerkat")
+	out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building meerkat: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+const repoRoot = "../.."
+
+type runResult struct {
+	code   int
+	stderr string
+	eve    []map[string]any
+	lines  []string
+}
+
+// runMeerkat runs the binary from the repository root with args and an -l folder it creates.
+func runMeerkat(t *testing.T, args ...string) runResult {
+	t.Helper()
+	logDir := t.TempDir()
+	cmd := exec.Command(binPath, append(args, "-l", logDir)...)
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "TZ=UTC")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	res := runResult{stderr: stderr.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		res.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	res.lines, res.eve = readEVE(t, filepath.Join(logDir, "eve.json"))
+	return res
+}
+
+func readEVE(t *testing.T, path string) ([]string, []map[string]any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		t.Errorf("%s does not end with a newline: a line was cut", path)
+	}
+	var lines []string
+	var recs []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("%s: invalid JSON line: %v\n%s", path, err, sc.Text())
+		}
+		lines = append(lines, sc.Text())
+		recs = append(recs, m)
+	}
+	return lines, recs
+}
+
+func ofType(recs []map[string]any, typ string) []map[string]any {
+	var out []map[string]any
+	for _, r := range recs {
+		if r["event_type"] == typ {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// comparable strips what legitimately differs between runs (wall-clock stats time, uptime)
+// and sorts the lines (workers may log in another order).
+func comparable(t *testing.T, recs []map[string]any) []string {
+	var out []string
+	for _, r := range recs {
+		if r["event_type"] == "stats" {
+			delete(r, "timestamp")
+			delete(r["stats"].(map[string]any), "uptime")
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(b))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestSampleReplayRunmodesAgree(t *testing.T) {
+	var results [][]string
+	for _, mode := range []string{"single", "workers", "autofp"} {
+		r := runMeerkat(t, "-c", "suricata.yaml", "-r", "pcaps/sample.pcap", "--runmode", mode, "--disable-detection")
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s", mode, r.code, r.stderr)
+		}
+		for _, want := range []string{"packets: 28\n", "bytes: 3192\n", "packets/s: ", "alerts: 0\n", "drops: 0\n", "heap allocations per packet: "} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("%s: summary lacks %q:\n%s", mode, want, r.stderr)
+			}
+		}
+		results = append(results, comparable(t, r.eve))
+	}
+	for i := 1; i < len(results); i++ {
+		if strings.Join(results[0], "\n") != strings.Join(results[i], "\n") {
+			t.Errorf("run mode %d logged differently from single:\n%s\n---\n%s",
+				i, strings.Join(results[0], "\n"), strings.Join(results[i], "\n"))
+		}
+	}
+}
+
+// TestSampleFlows checks the flow records against how pcaps/gen built the capture.
+func TestSampleFlows(t *testing.T) {
+	r := runMeerkat(t, "-c", "suricata.yaml", "-r", "pcaps/sample.pcap", "--runmode", "single")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "detection are not implemented yet") {
+		t.Errorf("no warning that the configured rules were not loaded:\n%s", r.stderr)
+	}
+	flows := ofType(r.eve, "flow")
+	if len(flows) != 7 {
+		t.Fatalf("%d flow records, want 7", len(flows))
+	}
+	byPort := map[float64]map[string]any{}
+	for _, f := range flows {
+		if p, ok := f["dest_port"].(float64); ok {
+			byPort[p] = f
+		}
+	}
+	get := func(rec map[string]any, path string) any {
+		var v any = rec
+		for _, k := range strings.Split(path, ".") {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil
+			}
+			v = m[k]
+		}
+		return v
+	}
+	checks := []struct {
+		port float64
+		path string
+		want any
+	}{
+		{80, "flow.pkts_toserver", 6.0}, {80, "flow.pkts_toclient", 4.0}, {80, "flow.state", "closed"},
+		{80, "tcp.state", "closed"}, {80, "src_ip", "192.168.1.10"}, {80, "flow.reason", "timeout"},
+		{22, "tcp.state", "closed"}, {22, "src_ip", "2001:0db8:0000:0000:0000:0000:0000:0010"}, {22, "ip_v", 6.0},
+		{9999, "flow.bytes_toserver", 1228.0}, {8080, "tcp.state", "established"},
+		{8080, "flow.state", "established"},
+	}
+	for _, c := range checks {
+		rec := byPort[c.port]
+		if rec == nil {
+			t.Errorf("no flow to port %v", c.port)
+			continue
+		}
+		if got := get(rec, c.path); got != c.want {
+			t.Errorf("port %v %s = %v, want %v", c.port, c.path, got, c.want)
+		}
+	}
+	if v := get(byPort[8080], "vlan"); fmt.Sprint(v) != "[100]" {
+		t.Errorf("vlan flow vlan = %v", v)
+	}
+	// The last DNS query comes 30 minutes later: it is the only flow left at shutdown.
+	shutdown := 0
+	for _, f := range flows {
+		if get(f, "flow.reason") == "shutdown" {
+			shutdown++
+		}
+	}
+	if shutdown != 1 {
+		t.Errorf("%d flows ended by shutdown, want 1", shutdown)
+	}
+	stats := ofType(r.eve, "stats")
+	if len(stats) != 1 {
+		t.Fatalf("%d stats records", len(stats))
+	}
+	for path, want := range map[string]float64{"stats.decoder.ipv6": 5, "stats.defrag.ipv4.reassembled": 1,
+		"stats.flow.total": 7, "stats.flow.tcp": 3, "stats.decoder.vlan": 5} {
+		if got := get(stats[0], path); got != want {
+			t.Errorf("%s = %v, want %v", path, got, want)
+		}
+	}
+}
+
+func TestStartupErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("%YAML 1.1\n---\nvars:\n  address-groups: [\n"), 0o644)
+	notPcap := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notPcap, []byte("this is not a capture file at all\n"), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown flag", []string{"--frobnicate"}, "Usage: meerkat"},
+		{"missing config", []string{"-c", filepath.Join(dir, "nope.yaml"), "-r", "pcaps/sample.pcap"}, "nope.yaml"},
+		{"malformed config", []string{"-c", bad, "-r", "pcaps/sample.pcap"}, "bad.yaml:"},
+		{"not a capture", []string{"-r", notPcap}, "notes.txt"},
+		{"missing capture", []string{"-r", filepath.Join(dir, "none.pcap")}, "none.pcap"},
+		{"bad runmode", []string{"-r", "pcaps/sample.pcap", "--runmode", "turbo"}, "unknown runmode"},
+		{"bad set", []string{"-r", "pcaps/sample.pcap", "--set", "novalue"}, "--set novalue"},
+		{"ips not yet", []string{"-r", "pcaps/sample.pcap", "--simulate-ips"}, "not implemented yet"},
+		{"firewall not yet", []string{"-r", "pcaps/sample.pcap", "--firewall-rules-exclusive=x.rules"}, "not implemented yet"},
+		{"keywords not yet", []string{"--list-keywords"}, "not implemented yet"},
+		{"missing rules fatal", []string{"-r", "pcaps/sample.pcap", "-S", "no-such.rules", "--init-errors-fatal"}, "no-such.rules"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runMeerkat(t, tc.args...)
+			if r.code != 1 {
+				t.Errorf("exit %d, want 1\n%s", r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("stderr lacks %q:\n%s", tc.want, r.stderr)
+			}
+		})
+	}
+}
+
+func TestInfoCommands(t *testing.T) {
+	for _, args := range [][]string{{"-V"}, {"--build-info"}, {"-c", "suricata.yaml", "--dump-config"}, {"-c", "suricata.yaml", "-T"}} {
+		cmd := exec.Command(binPath, args...)
+		cmd.Dir = repoRoot
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("%v: %v\n%s", args, err, out)
+		}
+		if len(out) == 0 {
+			t.Errorf("%v printed nothing", args)
+		}
+	}
+}
+
+func TestTruncatedCaptureKeepsWork(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot, "pcaps/sample.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.pcap")
+	os.WriteFile(cut, data[:len(data)-40], 0o644)
+	r := runMeerkat(t, "-c", "suricata.yaml", "-r", cut, "--runmode", "single")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "truncated") || !strings.Contains(r.stderr, "packets: 27\n") {
+		t.Errorf("want a truncation warning and 27 packets:\n%s", r.stderr)
+	}
+	if len(ofType(r.eve, "flow")) == 0 {
+		t.Errorf("no flow records after a truncated capture")
+	}
+}
+
+// TestSignalFlushesEverything stops a long replay with SIGTERM and checks that the logs hold
+// only complete lines and the final stats record.
+func TestSignalFlushesEverything(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates a 40 MB capture")
+	}
+	dir := t.TempDir()
+	pcap := filepath.Join(dir, "bulk.pcap")
+	gen := exec.Command("go", "run", "./pcaps/gen", "-flows", "20000", pcap)
+	gen.Dir = repoRoot
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("gen: %v\n%s", err, out)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		logDir := t.TempDir()
+		cmd := exec.Command(binPath, "-c", "suricata.yaml", "-r", pcap, "-l", logDir, "--runmode", "workers")
+		cmd.Dir = repoRoot
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(150 * time.Millisecond)
+		cmd.Process.Signal(sig)
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("%v: %v\n%s", sig, err, stderr.String())
+		}
+		_, recs := readEVE(t, filepath.Join(logDir, "eve.json"))
+		if len(ofType(recs, "stats")) != 1 {
+			t.Errorf("%v: want the final stats record", sig)
+		}
+		if !strings.Contains(stderr.String(), "stopped by signal") {
+			t.Logf("%v: the replay finished before the signal arrived; only the flush was checked", sig)
+		}
+		m := regexp.MustCompile(`packets: (\d+)`).FindStringSubmatch(stderr.String())
+		if m == nil {
+			t.Errorf("%v: no summary:\n%s", sig, stderr.String())
+		}
+	}
+}

@@ -1,0 +1,401 @@
+// Command meerkat is Meerkat's engine: it takes Suricata's command line, reads suricata.yaml,
+// replays captures through decode, flows and (as it lands) detection, and writes Suricata's EVE
+// JSON and fast.log.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/meerkat-ids/meerkat/capture"
+	"github.com/meerkat-ids/meerkat/config"
+	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/defrag"
+	"github.com/meerkat-ids/meerkat/flow"
+	"github.com/meerkat-ids/meerkat/output"
+	"github.com/meerkat-ids/meerkat/pipeline"
+)
+
+// Version is Meerkat's version; SuricataVersion is the Suricata release whose behaviour it
+// follows.
+const (
+	Version         = "0.1.0-dev"
+	SuricataVersion = "8.0.6"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// startupError is a start-up or configuration failure: exit status 1 with its message.
+type startupError struct{ err error }
+
+func (e *startupError) Error() string { return e.err.Error() }
+
+func fail(format string, a ...any) error { return &startupError{fmt.Errorf(format, a...)} }
+
+// run is main without os.Exit, so tests can call it.
+func run(args []string, stdout, stderr io.Writer) int {
+	o, err := parseArgs(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "meerkat: %v\n\n%s", err, usageText)
+		return 1
+	}
+	if o.help {
+		fmt.Fprint(stdout, usageText)
+		return 0
+	}
+	if err := execute(o, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "meerkat: error: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func execute(o *options, stdout, stderr io.Writer) error {
+	switch {
+	case o.version:
+		fmt.Fprintf(stdout, "This is Meerkat version %s (follows Suricata %s)\n", Version, SuricataVersion)
+		return nil
+	case o.buildInfo:
+		printBuildInfo(stdout)
+		return nil
+	case o.listKeywordsSet:
+		return fail("--list-keywords is not implemented yet (the rule language is issue #3)")
+	case o.engineAnalysis:
+		return fail("--engine-analysis is not implemented yet (the rule language is issue #3)")
+	case o.simulateIPS:
+		return fail("--simulate-ips is not implemented yet (IPS verdicts are issue #6)")
+	case o.firewall || o.firewallExclusive != "":
+		return fail("firewall mode is not implemented yet (issue #6)")
+	}
+
+	cfg, err := loadConfig(o)
+	if err != nil {
+		return err
+	}
+	if o.dumpConfig {
+		for _, line := range cfg.Dump() {
+			fmt.Fprintln(stdout, line)
+		}
+		return nil
+	}
+	st, err := cfg.Settings()
+	if err != nil {
+		return &startupError{err}
+	}
+	for _, w := range st.Warnings {
+		warn(stderr, w)
+	}
+	if st.Firewall.Enabled {
+		return fail("firewall.enabled is set: firewall mode is not implemented yet (issue #6)")
+	}
+
+	ruleFiles, err := ruleFileList(o, st, stderr)
+	if err != nil {
+		return err
+	}
+	if !o.disableDetection && len(ruleFiles) > 0 {
+		warn(stderr, fmt.Sprintf("rule parsing and detection are not implemented yet (issues #3, #4): "+
+			"%d rule file(s) were checked for readability but not loaded; no alerts will be produced", len(ruleFiles)))
+	}
+	if o.testConfig {
+		fmt.Fprintln(stderr, "Configuration provided was successfully loaded. Exiting.")
+		return nil
+	}
+
+	if o.readPath == "" {
+		return fail("no packet source: use -r <file|dir> (live capture is not implemented yet)")
+	}
+	logDir := st.DefaultLogDir
+	if o.logDir != "" {
+		logDir = o.logDir
+	}
+	if fi, err := os.Stat(logDir); err != nil || !fi.IsDir() {
+		return fail("the log directory %q does not exist", logDir)
+	}
+
+	runmode, err := chooseRunmode(o.runmode, st.Runmode)
+	if err != nil {
+		return err
+	}
+	src, err := capture.OpenPath(o.readPath)
+	if err != nil {
+		return &startupError{err}
+	}
+	defer src.Close()
+	if d, ok := src.(*capture.DirSource); ok {
+		for _, w := range d.Warnings() {
+			warn(stderr, w)
+		}
+	}
+
+	outs, closeOutputs, err := openOutputs(st, logDir)
+	if err != nil {
+		return err
+	}
+	pc := pipelineConfig(st, runmode, o, outs, stderr)
+
+	// MEERKAT_CPUPROFILE=<file> writes a CPU profile of the run (for `go tool pprof`).
+	if path := os.Getenv("MEERKAT_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return fail("cpu profile: %v", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fail("cpu profile: %v", err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, runErr := pipeline.Run(ctx, src, pc)
+	closeErr := closeOutputs()
+	if res != nil {
+		printSummary(stderr, res)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	return closeErr
+}
+
+func warn(w io.Writer, msg string) { fmt.Fprintf(w, "meerkat: warning: %s\n", msg) }
+
+// loadConfig reads -c (or the built-in defaults), then --include files, then --set values.
+func loadConfig(o *options) (*config.Config, error) {
+	var cfg *config.Config
+	if o.configFile != "" {
+		c, err := config.Load(o.configFile)
+		if err != nil {
+			return nil, &startupError{err}
+		}
+		cfg = c
+	} else {
+		cfg = config.LoadDefault()
+	}
+	for _, inc := range o.includes {
+		if err := cfg.Include(inc); err != nil {
+			return nil, &startupError{err}
+		}
+	}
+	for _, kv := range o.sets {
+		if err := cfg.Set(kv); err != nil {
+			return nil, &startupError{fmt.Errorf("--set %s: %w", kv, err)}
+		}
+	}
+	return cfg, nil
+}
+
+// ruleFileList resolves the rule files as Suricata does: -S replaces the config's rule-files,
+// -s adds to them; names from the config are joined with default-rule-path and may be globs.
+// A file that is missing is a warning (an error with --init-errors-fatal).
+func ruleFileList(o *options, st *config.Settings, stderr io.Writer) ([]string, error) {
+	var patterns []string
+	if len(o.exclusiveRules) > 0 {
+		patterns = append(patterns, o.exclusiveRules...)
+	} else {
+		for _, f := range st.RuleFiles {
+			patterns = append(patterns, st.RulePath(f))
+		}
+	}
+	patterns = append(patterns, o.extraRules...)
+	if o.disableDetection {
+		return nil, nil
+	}
+	var files []string
+	for _, p := range patterns {
+		matches, err := filepath.Glob(p)
+		if err != nil || len(matches) == 0 {
+			msg := fmt.Sprintf("no rule files match the pattern %q", p)
+			if o.initErrorsFatal {
+				return nil, fail("%s", msg)
+			}
+			warn(stderr, msg)
+			continue
+		}
+		sort.Strings(matches)
+		for _, m := range matches {
+			f, err := os.Open(m)
+			if err != nil {
+				if o.initErrorsFatal {
+					return nil, fail("rule file: %v", err)
+				}
+				warn(stderr, fmt.Sprintf("rule file: %v", err))
+				continue
+			}
+			f.Close()
+			files = append(files, m)
+		}
+	}
+	return files, nil
+}
+
+func chooseRunmode(flagValue, yamlValue string) (pipeline.Runmode, error) {
+	v := flagValue
+	if v == "" {
+		v = yamlValue
+	}
+	switch strings.ToLower(v) {
+	case "", "autofp":
+		return pipeline.RunmodeAutoFP, nil
+	case "single":
+		return pipeline.RunmodeSingle, nil
+	case "workers":
+		return pipeline.RunmodeWorkers, nil
+	}
+	return "", fail("unknown runmode %q (use single, workers or autofp)", v)
+}
+
+// openOutputs opens the enabled log files in logDir. The returned function closes them,
+// flushing everything written.
+func openOutputs(st *config.Settings, logDir string) (pipeline.Outputs, func() error, error) {
+	var outs pipeline.Outputs
+	var opened []*output.Writer
+	closeAll := func() error {
+		var first error
+		for _, w := range opened {
+			if err := w.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	open := func(name string, appendMode bool) (*output.Writer, error) {
+		path := name
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(logDir, name)
+		}
+		w, err := output.OpenWriter(path, appendMode)
+		if err != nil {
+			closeAll()
+			return nil, &startupError{err}
+		}
+		opened = append(opened, w)
+		return w, nil
+	}
+	eve := &st.Outputs.EVE
+	if eve.Present && eve.Enabled {
+		if eve.Filetype != "" && eve.Filetype != "regular" && eve.Filetype != "file" {
+			return outs, nil, fail("outputs: eve-log filetype %q is not supported yet (only regular files)", eve.Filetype)
+		}
+		w, err := open(eve.Filename, true)
+		if err != nil {
+			return outs, nil, err
+		}
+		outs.EVE = w
+		outs.EVEFlow = eve.Has("flow")
+		outs.EVEStats = eve.Has("stats") && eve.Stats.Totals
+		outs.StatsOmitZero = !eve.Stats.NullValues
+		outs.EVEAlert = eve.Has("alert")
+		outs.EVEDrop = eve.Has("drop")
+		outs.Alert = output.AlertOptions{Metadata: eve.Alert.RuleMetadata, Flow: eve.Alert.Flow}
+	}
+	fast := &st.Outputs.Fast
+	if fast.Present && fast.Enabled {
+		w, err := open(fast.Filename, fast.Append)
+		if err != nil {
+			return outs, nil, err
+		}
+		outs.Fast = w
+	}
+	return outs, closeAll, nil
+}
+
+func toFlowTimeouts(t config.Timeouts) flow.Timeouts {
+	return flow.Timeouts{New: t.New, Established: t.Established, Closed: t.Closed,
+		EmergencyNew: t.EmergencyNew, EmergencyEstablished: t.EmergencyEstablished, EmergencyClosed: t.EmergencyClosed}
+}
+
+func pipelineConfig(st *config.Settings, rm pipeline.Runmode, o *options, outs pipeline.Outputs, stderr io.Writer) pipeline.Config {
+	maxFlows := int(st.Flow.Memcap / uint64(flow.FlowSize))
+	pc := pipeline.Config{
+		Runmode:   rm,
+		Checksums: decode.ChecksumAll,
+		Flow: flow.Config{
+			MaxFlows:     max(maxFlows, 1),
+			TCP:          toFlowTimeouts(st.FlowTimeouts.TCP),
+			UDP:          toFlowTimeouts(st.FlowTimeouts.UDP),
+			ICMP:         toFlowTimeouts(st.FlowTimeouts.ICMP),
+			Default:      toFlowTimeouts(st.FlowTimeouts.Default),
+			VLANTracking: st.VLANUseForTracking,
+			Midstream:    st.Stream.Midstream,
+		},
+		FlowHashSize: st.Flow.HashSize,
+		FlowPrealloc: st.Flow.Prealloc,
+		Defrag:       defragConfig(st),
+		Outputs:      outs,
+		Warn:         func(msg string) { warn(stderr, msg) },
+	}
+	if o.checksums == "none" {
+		pc.Checksums = decode.ChecksumNone
+	}
+	return pc
+}
+
+func defragConfig(st *config.Settings) defrag.Config {
+	dc := defrag.DefaultConfig()
+	if st.Defrag.Memcap > 0 {
+		dc.Memcap = st.Defrag.Memcap
+	}
+	if st.Defrag.Trackers > 0 {
+		dc.Trackers = st.Defrag.Trackers
+	}
+	if st.Defrag.MaxFrags > 0 {
+		dc.MaxFrags = st.Defrag.MaxFrags
+	}
+	if st.Defrag.Timeout > 0 {
+		dc.Timeout = st.Defrag.Timeout
+	}
+	return dc
+}
+
+func printSummary(w io.Writer, r *pipeline.Result) {
+	secs := r.Elapsed.Seconds()
+	pps := 0.0
+	if secs > 0 {
+		pps = float64(r.Packets) / secs
+	}
+	if r.Interrupted {
+		fmt.Fprintln(w, "meerkat: stopped by signal; everything logged so far was flushed")
+	}
+	fmt.Fprintf(w, "packets: %d\n", r.Packets)
+	fmt.Fprintf(w, "bytes: %d\n", r.Bytes)
+	fmt.Fprintf(w, "elapsed: %s\n", r.Elapsed.Round(time.Microsecond))
+	fmt.Fprintf(w, "packets/s: %.0f\n", pps)
+	fmt.Fprintf(w, "flows: %d\n", r.Flows)
+	fmt.Fprintf(w, "alerts: %d\n", r.Alerts)
+	fmt.Fprintf(w, "drops: %d\n", r.Drops)
+	fmt.Fprintf(w, "heap allocations per packet: %.4f\n", r.AllocsPerPacket)
+}
+
+func printBuildInfo(w io.Writer) {
+	fmt.Fprintf(w, "This is Meerkat version %s\n", Version)
+	fmt.Fprintf(w, "Suricata compatibility: %s\n", SuricataVersion)
+	// Suricata lists its build features on this line; the conformance runner reads it. Meerkat
+	// claims none of Suricata's optional features yet.
+	fmt.Fprintln(w, "Features:")
+	fmt.Fprintf(w, "Go version: %s\n", runtime.Version())
+	fmt.Fprintf(w, "Platform: %s/%s\n", runtime.GOOS, runtime.GOARCH)
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" || s.Key == "CGO_ENABLED" {
+				fmt.Fprintf(w, "%s: %s\n", s.Key, s.Value)
+			}
+		}
+	}
+}

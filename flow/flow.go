@@ -1,0 +1,171 @@
+// Package flow keeps the flow table: one entry per connection, keyed by the 5-tuple and VLAN
+// ids, with direction (to_server is the side that started the flow), packet and byte counters,
+// the TCP state needed by `flow:established`, and timeouts as Suricata applies them.
+//
+// A Table belongs to one worker and is not safe for concurrent use: the pipeline spreads
+// packets over workers by a symmetric hash so both directions of a flow meet the same table.
+package flow
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/meerkat-ids/meerkat/decode"
+)
+
+// State is the flow state used for timeouts and the EVE `flow.state` field.
+type State uint8
+
+// Flow states.
+const (
+	StateNew State = iota
+	StateEstablished
+	StateClosed
+)
+
+// String returns the EVE name of the state.
+func (s State) String() string {
+	switch s {
+	case StateEstablished:
+		return "established"
+	case StateClosed:
+		return "closed"
+	}
+	return "new"
+}
+
+// EndReason says why a flow ended, as EVE `flow.reason` names it.
+type EndReason uint8
+
+// End reasons.
+const (
+	EndUnknown EndReason = iota
+	EndTimeout
+	EndShutdown
+	EndForced
+	EndTCPReuse
+)
+
+// String returns the EVE name of the reason.
+func (r EndReason) String() string {
+	switch r {
+	case EndTimeout:
+		return "timeout"
+	case EndShutdown:
+		return "shutdown"
+	case EndForced:
+		return "forced"
+	case EndTCPReuse:
+		return "tcp_reuse"
+	}
+	return "unknown"
+}
+
+// Action is a verdict remembered for the whole flow (EVE `flow.action`).
+type Action uint8
+
+// Flow actions.
+const (
+	ActionNone Action = iota
+	ActionPass
+	ActionDrop
+	ActionAccept
+)
+
+// String returns the EVE name of the action ("" for none).
+func (a Action) String() string {
+	switch a {
+	case ActionPass:
+		return "pass"
+	case ActionDrop:
+		return "drop"
+	case ActionAccept:
+		return "accept"
+	}
+	return ""
+}
+
+// Direction of a packet relative to its flow.
+type Direction uint8
+
+// Directions.
+const (
+	ToServer Direction = iota
+	ToClient
+)
+
+// String returns "to_server" or "to_client".
+func (d Direction) String() string {
+	if d == ToClient {
+		return "to_client"
+	}
+	return "to_server"
+}
+
+// Key identifies a flow independently of the packet direction: the lower (address, port) pair
+// comes first. Addresses are kept as 16-byte arrays (IPv4 mapped into IPv6, Family telling
+// them apart) so the key holds no pointer and hashes as plain memory.
+type Key struct {
+	LoAddr, HiAddr [16]byte
+	LoPort, HiPort uint16
+	Proto          uint8
+	Family         uint8
+	VLAN           [decode.MaxVLANs]uint16
+}
+
+// Flow is one tracked connection. Src is the client: the side whose packet created the flow.
+type Flow struct {
+	Key      Key
+	Hash     uint32
+	SrcIP    netip.Addr
+	DstIP    netip.Addr
+	SrcPort  uint16
+	DstPort  uint16
+	Proto    uint8
+	IPv      uint8
+	VLAN     [decode.MaxVLANs]uint16
+	VLANs    uint8
+	ICMPType uint8 // type and code of the first ICMP packet to the server
+	ICMPCode uint8
+	// RespICMPType and RespICMPCode are those of the first ICMP packet to the client.
+	RespICMPType uint8
+	RespICMPCode uint8
+
+	Start time.Time
+	Last  time.Time
+
+	PktsToServer, PktsToClient   uint64
+	BytesToServer, BytesToClient uint64
+
+	State        State
+	SeenToServer bool
+	SeenToClient bool
+	TCP          TCPState
+	EndReason    EndReason
+	// Ended is when the flow ended: the moment its timeout passed, or the time of the last
+	// packet of the capture at shutdown. Flow records carry it as their timestamp.
+	Ended   time.Time
+	Alerted bool
+	Action  Action
+
+	// timeoutAt caches when the flow expires given its state; refreshed on every packet.
+	timeoutAt time.Time
+	// prev and next link the flow into its timeout class's list; class is that list.
+	prev, next *Flow
+	class      uint8
+	listed     bool
+	// pktEstablished is FLOW_PKT_ESTABLISHED for the packet last accounted to the flow.
+	pktEstablished bool
+}
+
+// ID returns Suricata's flow_id: start seconds and microseconds folded with the flow hash,
+// reduced to 51 bits so JSON readers keep it exact.
+func (f *Flow) ID() uint64 {
+	sec := uint64(f.Start.Unix())
+	usec := uint64(f.Start.Nanosecond() / 1000)
+	id := (sec&0xFFFF)<<48 | (usec&0xFFFF)<<32 | uint64(f.Hash)
+	return id & 0x7ffffffffffff
+}
+
+// Age is the number of whole seconds between the first and the last packet (EVE flow.age).
+func (f *Flow) Age() int64 { return f.Last.Unix() - f.Start.Unix() }

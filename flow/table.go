@@ -1,0 +1,472 @@
+package flow
+
+import (
+	"time"
+	"unsafe"
+
+	"github.com/meerkat-ids/meerkat/decode"
+)
+
+// Timeouts are the per-state flow timeouts of one protocol (suricata.yaml `flow-timeouts`).
+type Timeouts struct {
+	New, Established, Closed                            time.Duration
+	EmergencyNew, EmergencyEstablished, EmergencyClosed time.Duration
+}
+
+// Config sets up a Table.
+type Config struct {
+	// MaxFlows bounds the table (derived from flow.memcap by the caller; see FlowSize).
+	MaxFlows int
+	// TCP, UDP, ICMP and Default are the timeouts per protocol.
+	TCP, UDP, ICMP, Default Timeouts
+	// VLANTracking keys flows by VLAN ids too (vlan.use-for-tracking).
+	VLANTracking bool
+	// Midstream lets a TCP session start on any packet, not only on a SYN.
+	Midstream bool
+	// OnEnd is called for every flow that ends (timeout, shutdown), before it is recycled.
+	// The Flow must not be kept after the call returns.
+	OnEnd func(f *Flow)
+}
+
+// FlowSize is the memory one flow accounts for against flow.memcap.
+const FlowSize = int(unsafe.Sizeof(Flow{})) + 64
+
+// Counters are the flow table's statistics, named as Suricata's `flow.*` counters.
+type Counters struct {
+	Total, TCP, UDP, ICMPv4, ICMPv6, Other uint64
+	Memcap                                 uint64 // packets that found no room for a new flow
+	TimedOut                               uint64
+	Active                                 uint64
+	TCPReuse                               uint64
+}
+
+// Add merges o into c.
+func (c *Counters) Add(o *Counters) {
+	c.Total += o.Total
+	c.TCP += o.TCP
+	c.UDP += o.UDP
+	c.ICMPv4 += o.ICMPv4
+	c.ICMPv6 += o.ICMPv6
+	c.Other += o.Other
+	c.Memcap += o.Memcap
+	c.TimedOut += o.TimedOut
+	c.Active += o.Active
+	c.TCPReuse += o.TCPReuse
+}
+
+// Each yields the counters with Suricata's stats names.
+func (c *Counters) Each(fn func(name string, v uint64)) {
+	fn("flow.total", c.Total)
+	fn("flow.active", c.Active)
+	fn("flow.tcp", c.TCP)
+	fn("flow.udp", c.UDP)
+	fn("flow.icmpv4", c.ICMPv4)
+	fn("flow.icmpv6", c.ICMPv6)
+	fn("flow.tcp_reuse", c.TCPReuse)
+	fn("flow.memcap", c.Memcap)
+	fn("flow.end.timeout", c.TimedOut)
+}
+
+// Table is one worker's flow table.
+type Table struct {
+	cfg      Config
+	flows    map[Key]*Flow
+	free     []*Flow
+	now      time.Time
+	nextScan time.Time
+	lists    [12]flowList
+	Counters Counters
+}
+
+// sweepInterval is how often, in packet time, the table looks for timed-out flows.
+const sweepInterval = time.Second
+
+// NewTable returns an empty table with room for hashSize flows before its map grows and
+// prealloc flows allocated up front (suricata.yaml flow.hash-size and flow.prealloc), so that
+// the first flows of a run do not allocate.
+func NewTable(cfg Config, hashSize, prealloc int) *Table {
+	if cfg.MaxFlows <= 0 {
+		cfg.MaxFlows = 1 << 16
+	}
+	hashSize = min(max(hashSize, 1024), cfg.MaxFlows, 1<<20)
+	prealloc = min(max(prealloc, 0), cfg.MaxFlows, 1<<20)
+	t := &Table{cfg: cfg, flows: make(map[Key]*Flow, hashSize)}
+	if prealloc > 0 {
+		block := make([]Flow, prealloc)
+		t.free = make([]*Flow, prealloc, cfg.MaxFlows)
+		for i := range block {
+			t.free[i] = &block[i]
+		}
+	}
+	return t
+}
+
+// Len returns the number of flows in the table.
+func (t *Table) Len() int { return len(t.flows) }
+
+// Now returns the latest packet time the table has seen.
+func (t *Table) Now() time.Time { return t.now }
+
+// KeyOf builds the direction-independent key of a decoded packet. ok is false for packets that
+// do not belong to a flow (no IP header, ICMPv4 error messages).
+func (t *Table) KeyOf(p *decode.Packet) (k Key, ok bool) {
+	if p.IPVersion == 0 || p.IsFragment {
+		return k, false
+	}
+	if p.IPProto == decode.ProtoICMP && p.HasL4 && isICMPv4Error(p.ICMPType) {
+		return k, false
+	}
+	var sp, dp uint16
+	if p.HasPorts() {
+		sp, dp = p.SrcPort, p.DstPort
+	}
+	k.Proto = p.IPProto
+	if t.cfg.VLANTracking {
+		k.VLAN = p.VLAN
+	}
+	k.Family = p.IPVersion
+	src, dst := p.SrcIP.As16(), p.DstIP.As16()
+	if less(&src, sp, &dst, dp) {
+		k.LoAddr, k.LoPort, k.HiAddr, k.HiPort = src, sp, dst, dp
+	} else {
+		k.LoAddr, k.LoPort, k.HiAddr, k.HiPort = dst, dp, src, sp
+	}
+	return k, true
+}
+
+func less(a *[16]byte, ap uint16, b *[16]byte, bp uint16) bool {
+	for i := 0; i < 16; i += 8 {
+		x, y := be64(a[i:]), be64(b[i:])
+		if x != y {
+			return x < y
+		}
+	}
+	return ap < bp
+}
+
+func be64(b []byte) uint64 {
+	_ = b[7]
+	return uint64(b[7]) | uint64(b[6])<<8 | uint64(b[5])<<16 | uint64(b[4])<<24 |
+		uint64(b[3])<<32 | uint64(b[2])<<40 | uint64(b[1])<<48 | uint64(b[0])<<56
+}
+
+func isICMPv4Error(typ uint8) bool {
+	switch typ {
+	case 3, 4, 5, 11, 12:
+		return true
+	}
+	return false
+}
+
+// Packet finds or creates the flow of p, updates its counters and state, and returns it with the
+// packet's direction. It returns nil for packets without a flow (no IP, ICMP errors, or the
+// table is full even after evicting timed-out flows).
+func (t *Table) Packet(p *decode.Packet) (*Flow, Direction) {
+	if p.Timestamp.After(t.now) {
+		t.now = p.Timestamp
+	}
+	if !t.now.Before(t.nextScan) {
+		t.sweep(false)
+		t.nextScan = t.now.Add(sweepInterval)
+	}
+	k, ok := t.KeyOf(p)
+	if !ok {
+		return nil, ToServer
+	}
+	f := t.flows[k]
+	if f != nil && t.now.After(f.timeoutAt) {
+		// The flow timed out before this packet; a sweep just has not run yet. End it here so
+		// the result does not depend on when sweeps happen.
+		t.expire(k, f)
+		f = nil
+	}
+	if f == nil {
+		if len(t.flows) >= t.cfg.MaxFlows {
+			t.sweep(true)
+			if len(t.flows) >= t.cfg.MaxFlows {
+				t.Counters.Memcap++
+				return nil, ToServer
+			}
+		}
+		f = t.newFlow(k, p)
+		t.flows[k] = f
+	}
+	dir := f.direction(p)
+	f.update(p, dir, t.cfg.Midstream)
+	f.timeoutAt = f.Last.Add(t.timeout(f, false))
+	t.touch(f)
+	return f, dir
+}
+
+func (t *Table) newFlow(k Key, p *decode.Packet) *Flow {
+	var f *Flow
+	if n := len(t.free); n > 0 {
+		f = t.free[n-1]
+		t.free = t.free[:n-1]
+		*f = Flow{}
+	} else {
+		f = new(Flow)
+	}
+	f.Key = k
+	f.Hash = hashKey(&k)
+	f.SrcIP, f.DstIP = p.SrcIP, p.DstIP
+	if p.HasPorts() {
+		f.SrcPort, f.DstPort = p.SrcPort, p.DstPort
+	}
+	f.Proto = p.IPProto
+	f.IPv = p.IPVersion
+	f.VLAN = p.VLAN
+	f.VLANs = p.VLANCount
+	f.Start = p.Timestamp
+	f.Last = p.Timestamp
+	if p.HasL4 && (p.IPProto == decode.ProtoICMP || p.IPProto == decode.ProtoICMPv6) {
+		f.ICMPType, f.ICMPCode = p.ICMPType, p.ICMPCode
+	}
+	t.Counters.Total++
+	t.Counters.Active++
+	switch p.IPProto {
+	case decode.ProtoTCP:
+		t.Counters.TCP++
+	case decode.ProtoUDP:
+		t.Counters.UDP++
+	case decode.ProtoICMP:
+		t.Counters.ICMPv4++
+	case decode.ProtoICMPv6:
+		t.Counters.ICMPv6++
+	default:
+		t.Counters.Other++
+	}
+	return f
+}
+
+// direction follows Suricata's FlowGetPacketDirection: ports decide when they differ,
+// addresses otherwise.
+func (f *Flow) direction(p *decode.Packet) Direction {
+	if p.HasPorts() && f.Proto != decode.ProtoICMP && f.Proto != decode.ProtoICMPv6 {
+		if p.SrcPort != p.DstPort {
+			if p.SrcPort == f.SrcPort {
+				return ToServer
+			}
+			return ToClient
+		}
+	}
+	if p.SrcIP == f.SrcIP {
+		return ToServer
+	}
+	return ToClient
+}
+
+func (f *Flow) update(p *decode.Packet, dir Direction, midstream bool) {
+	if p.Timestamp.After(f.Last) {
+		f.Last = p.Timestamp
+	}
+	n := uint64(len(p.Data))
+	icmpErr := p.IPProto == decode.ProtoICMP && p.HasL4 && isICMPv4Error(p.ICMPType)
+	if dir == ToServer {
+		f.PktsToServer++
+		f.BytesToServer += n
+		if !icmpErr {
+			f.SeenToServer = true
+		}
+	} else {
+		if f.PktsToClient == 0 && p.HasL4 && (p.IPProto == decode.ProtoICMP || p.IPProto == decode.ProtoICMPv6) {
+			f.RespICMPType, f.RespICMPCode = p.ICMPType, p.ICMPCode
+		}
+		f.PktsToClient++
+		f.BytesToClient += n
+		if !icmpErr {
+			f.SeenToClient = true
+		}
+	}
+	if f.Proto == decode.ProtoTCP {
+		// As in Suricata, "established" is decided before the stream engine sees the packet:
+		// the ACK that completes the handshake is not established yet, unless it carries data.
+		f.pktEstablished = f.State == StateEstablished || f.TCP.Session && f.TCP.State >= TCPEstablished
+		if p.IsTCP() && !p.L4ChecksumBad {
+			before := f.TCP.State
+			f.updateTCP(p, dir, midstream)
+			if before == TCPSynRecv && f.TCP.State >= TCPEstablished && len(p.Payload) > 0 {
+				f.pktEstablished = true
+			}
+		}
+		return
+	}
+	if f.State == StateNew && f.SeenToServer && f.SeenToClient {
+		f.State = StateEstablished
+	}
+	f.pktEstablished = f.State == StateEstablished
+}
+
+// PacketEstablished reports whether the packet just accounted to f counts as established for
+// the `flow` keyword (Suricata's FLOW_PKT_ESTABLISHED).
+func (f *Flow) PacketEstablished() bool { return f.pktEstablished }
+
+func (t *Table) timeout(f *Flow, emergency bool) time.Duration {
+	var to *Timeouts
+	switch f.Proto {
+	case decode.ProtoTCP:
+		to = &t.cfg.TCP
+	case decode.ProtoUDP:
+		to = &t.cfg.UDP
+	case decode.ProtoICMP, decode.ProtoICMPv6:
+		to = &t.cfg.ICMP
+	default:
+		to = &t.cfg.Default
+	}
+	switch f.State {
+	case StateEstablished:
+		if emergency {
+			return to.EmergencyEstablished
+		}
+		return to.Established
+	case StateClosed:
+		if emergency {
+			return to.EmergencyClosed
+		}
+		return to.Closed
+	}
+	if emergency {
+		return to.EmergencyNew
+	}
+	return to.New
+}
+
+// sweep ends the flows whose timeout passed. In an emergency (table full) the shorter
+// emergency timeouts apply. Flows sit in one list per (protocol, state) class, each ordered by
+// last activity, so a sweep looks only at the flows it ends plus one per list.
+func (t *Table) sweep(emergency bool) {
+	for c := range t.lists {
+		l := &t.lists[c]
+		for f := l.head; f != nil; f = l.head {
+			deadline := f.timeoutAt
+			if emergency {
+				deadline = f.Last.Add(t.timeout(f, true))
+			}
+			if !t.now.After(deadline) {
+				break
+			}
+			if emergency {
+				f.timeoutAt = deadline
+			}
+			t.expire(f.Key, f)
+		}
+	}
+}
+
+// flowList is an intrusive doubly linked list of flows, oldest activity first.
+type flowList struct{ head, tail *Flow }
+
+func (l *flowList) remove(f *Flow) {
+	if f.prev != nil {
+		f.prev.next = f.next
+	} else {
+		l.head = f.next
+	}
+	if f.next != nil {
+		f.next.prev = f.prev
+	} else {
+		l.tail = f.prev
+	}
+	f.prev, f.next = nil, nil
+}
+
+func (l *flowList) pushBack(f *Flow) {
+	f.prev, f.next = l.tail, nil
+	if l.tail != nil {
+		l.tail.next = f
+	} else {
+		l.head = f
+	}
+	l.tail = f
+}
+
+// timeoutClass numbers the (protocol group, state) pairs that share one timeout.
+func timeoutClass(f *Flow) uint8 {
+	var g uint8
+	switch f.Proto {
+	case decode.ProtoTCP:
+		g = 0
+	case decode.ProtoUDP:
+		g = 1
+	case decode.ProtoICMP, decode.ProtoICMPv6:
+		g = 2
+	default:
+		g = 3
+	}
+	return g*3 + uint8(f.State)
+}
+
+// touch moves f to the tail of its timeout class's list after a packet.
+func (t *Table) touch(f *Flow) {
+	if f.listed {
+		t.lists[f.class].remove(f)
+	}
+	f.class = timeoutClass(f)
+	f.listed = true
+	t.lists[f.class].pushBack(f)
+}
+
+func (t *Table) expire(k Key, f *Flow) {
+	f.EndReason = EndTimeout
+	f.Ended = f.timeoutAt
+	t.Counters.TimedOut++
+	t.end(k, f)
+}
+
+// ExpireAt moves the table's clock to now (when later than what it has seen) and ends every
+// flow whose timeout has passed. The pipeline calls it at the end of a capture with the time
+// of the last packet of the whole capture, so every worker ends its flows at the same time.
+func (t *Table) ExpireAt(now time.Time) {
+	if now.After(t.now) {
+		t.now = now
+	}
+	t.sweep(false)
+}
+
+func (t *Table) end(k Key, f *Flow) {
+	if f.listed {
+		t.lists[f.class].remove(f)
+		f.listed = false
+	}
+	delete(t.flows, k)
+	t.Counters.Active--
+	if t.cfg.OnEnd != nil {
+		t.cfg.OnEnd(f)
+	}
+	t.free = append(t.free, f)
+}
+
+// Shutdown ends every flow left in the table with reason "shutdown", as Suricata does at the
+// end of a capture.
+func (t *Table) Shutdown() {
+	for k, f := range t.flows {
+		f.EndReason = EndShutdown
+		f.Ended = t.now
+		t.end(k, f)
+	}
+}
+
+// hashKey is a symmetric hash of the key (the key is already direction-independent). It feeds
+// the flow_id; it is deterministic so that runs are reproducible.
+func hashKey(k *Key) uint32 {
+	h := uint64(14695981039346656037)
+	mix := func(v uint64) {
+		h ^= v
+		h *= 1099511628211
+		h ^= h >> 29
+	}
+	a, b := &k.LoAddr, &k.HiAddr
+	for i := 0; i < 16; i += 8 {
+		mix(le64(a[i:]))
+		mix(le64(b[i:]))
+	}
+	mix(uint64(k.LoPort)<<32 | uint64(k.HiPort)<<16 | uint64(k.Proto))
+	mix(uint64(k.VLAN[0])<<32 | uint64(k.VLAN[1])<<16 | uint64(k.VLAN[2]))
+	return uint32(h ^ h>>32)
+}
+
+func le64(b []byte) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}

@@ -1,0 +1,202 @@
+package output
+
+import (
+	"strconv"
+
+	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/flow"
+)
+
+// Alert is what an alert record needs to know about the rule that matched.
+type Alert struct {
+	// Blocked is true when the EVE action is "blocked" (a reject, or a drop in IPS mode).
+	Blocked bool
+	// Drop marks a drop rule: fast.log prints [Drop] in IPS mode and [wDrop] in IDS mode.
+	Drop     bool
+	GID      uint32
+	SID      uint32
+	Rev      uint32
+	Msg      string
+	Category string // classtype description, "" when the rule has none
+	Severity int    // rule priority
+	// Metadata is the rule's metadata as an encoded JSON object ({"key":["v"]}), or nil.
+	Metadata []byte
+	// TxID is the transaction id to log, or -1.
+	TxID int64
+	// Engine is "fw" or "td" in firewall mode, "" otherwise.
+	Engine string
+}
+
+// AlertOptions are the eve-log alert type's options that change the record.
+type AlertOptions struct {
+	Metadata bool // rule metadata (metadata.rule.metadata, default on)
+	Flow     bool // the flow object (metadata.flow, default on)
+}
+
+// AlertRecord writes a complete EVE `alert` record in Suricata's key order.
+func AlertRecord(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direction, a *Alert, opt AlertOptions) {
+	j.Reset()
+	j.Begin()
+	PacketHeader(j, p, f, "alert")
+	alertObject(j, a, opt)
+	if f != nil {
+		j.String("direction", dir.String())
+		if opt.Flow {
+			FlowObject(j, f)
+		}
+	}
+	j.End()
+}
+
+func alertObject(j *JSON, a *Alert, opt AlertOptions) {
+	if a.TxID >= 0 {
+		j.Uint("tx_id", uint64(a.TxID))
+	}
+	j.Object("alert")
+	if a.Blocked {
+		j.String("action", "blocked")
+	} else {
+		j.String("action", "allowed")
+	}
+	if a.Engine != "" {
+		j.String("engine", a.Engine)
+	}
+	j.Uint("gid", uint64(a.GID))
+	j.Uint("signature_id", uint64(a.SID))
+	j.Uint("rev", uint64(a.Rev))
+	j.String("signature", a.Msg)
+	j.String("category", a.Category)
+	j.Uint("severity", uint64(a.Severity))
+	if opt.Metadata && len(a.Metadata) > 0 {
+		j.Raw("metadata", a.Metadata)
+	}
+	j.Close('}')
+}
+
+// DropRecord writes a complete EVE `drop` record: header, direction, the drop object with the
+// packet's IP and transport fields and the reason, and, when a is not nil, the alert that
+// caused the drop.
+func DropRecord(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direction, reason string, a *Alert) {
+	j.Reset()
+	j.Begin()
+	PacketHeader(j, p, f, "drop")
+	if f != nil {
+		j.String("direction", dir.String())
+	}
+	j.Object("drop")
+	switch p.IPVersion {
+	case 4:
+		j.Uint("len", uint64(p.IPLen))
+		j.Uint("tos", uint64(p.TOS))
+		j.Uint("ttl", uint64(p.TTL))
+		j.Uint("ipid", uint64(p.IPID))
+	case 6:
+		pl := p.IPLen - 40
+		if pl < 0 {
+			pl = 0
+		}
+		j.Uint("len", uint64(pl))
+		j.Uint("tc", uint64(p.TOS))
+		j.Uint("hoplimit", uint64(p.TTL))
+		j.Uint("flowlbl", uint64(p.FlowLabel))
+	}
+	switch {
+	case p.IsTCP():
+		j.Uint("tcpseq", uint64(p.TCPSeq))
+		j.Uint("tcpack", uint64(p.TCPAck))
+		j.Uint("tcpwin", uint64(p.TCPWindow))
+		j.Bool("syn", p.TCPFlags&decode.TCPFlagSYN != 0)
+		j.Bool("ack", p.TCPFlags&decode.TCPFlagACK != 0)
+		j.Bool("psh", p.TCPFlags&decode.TCPFlagPSH != 0)
+		j.Bool("rst", p.TCPFlags&decode.TCPFlagRST != 0)
+		j.Bool("urg", p.TCPFlags&decode.TCPFlagURG != 0)
+		j.Bool("fin", p.TCPFlags&decode.TCPFlagFIN != 0)
+		j.Uint("tcpres", uint64(p.TCPRes))
+		j.Uint("tcpurgp", uint64(p.TCPUrgent))
+	case p.IsUDP():
+		j.Uint("udplen", uint64(p.UDPLen))
+	case p.IsICMP() && p.HasICMPID:
+		j.Uint("icmp_id", uint64(p.ICMPID))
+		j.Uint("icmp_seq", uint64(p.ICMPSeq))
+	}
+	if reason != "" {
+		j.String("reason", reason)
+	}
+	j.Close('}')
+	if a != nil {
+		alertObject(j, a, AlertOptions{})
+	}
+	j.End()
+}
+
+// FastLine appends one fast.log line (with its newline) for alert a on packet p, in Suricata's
+// format. ips selects [Drop] over [wDrop] for drop rules.
+func FastLine(b []byte, p *decode.Packet, a *Alert, ips bool) []byte {
+	b = AppendFastTime(b, p.Timestamp)
+	b = append(b, ' ', ' ')
+	if a.Drop {
+		if ips {
+			b = append(b, "[Drop] "...)
+		} else {
+			b = append(b, "[wDrop] "...)
+		}
+	}
+	b = append(b, "[**] ["...)
+	b = strconv.AppendUint(b, uint64(a.GID), 10)
+	b = append(b, ':')
+	b = strconv.AppendUint(b, uint64(a.SID), 10)
+	b = append(b, ':')
+	b = strconv.AppendUint(b, uint64(a.Rev), 10)
+	b = append(b, "] "...)
+	b = append(b, a.Msg...)
+	b = append(b, " [**] [Classification: "...)
+	if a.Category == "" {
+		b = append(b, "(null)"...)
+	} else {
+		b = append(b, a.Category...)
+	}
+	b = append(b, "] [Priority: "...)
+	b = strconv.AppendInt(b, int64(a.Severity), 10)
+	b = append(b, "] "...)
+	if p.IPVersion == 0 {
+		b = append(b, "[**] [Raw pkt: "...)
+		for i, c := range p.Data {
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			b = append(b, hexDigits[c>>4]-('a'-'A')*boolByte(c>>4 > 9), hexDigits[c&15]-('a'-'A')*boolByte(c&15 > 9))
+		}
+		return append(b, "]\n"...)
+	}
+	b = append(b, '{')
+	if p.IPProto == decode.ProtoICMPv6 || p.IPProto == decode.ProtoICMP || protoNames[p.IPProto][0] > '9' {
+		b = append(b, protoNames[p.IPProto]...)
+	} else {
+		b = append(b, "PROTO:"...)
+		b = appendPadded3(b, p.IPProto)
+	}
+	b = append(b, "} "...)
+	sp, dp := p.SrcPort, p.DstPort
+	if p.IsICMP() {
+		sp, dp = uint16(p.ICMPType), uint16(p.ICMPCode)
+	}
+	b = AppendIP(b, p.SrcIP)
+	b = append(b, ':')
+	b = strconv.AppendUint(b, uint64(sp), 10)
+	b = append(b, " -> "...)
+	b = AppendIP(b, p.DstIP)
+	b = append(b, ':')
+	b = strconv.AppendUint(b, uint64(dp), 10)
+	return append(b, '\n')
+}
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func appendPadded3(b []byte, v uint8) []byte {
+	return append(b, '0'+v/100, '0'+v/10%10, '0'+v%10)
+}

@@ -1,0 +1,297 @@
+// Package pipeline runs packets from a capture source through decode, defrag, the flow table
+// and (once it exists) detection, and hands records to the outputs. It owns the run modes:
+// `single` runs everything on the calling goroutine; `workers` spreads packets over worker
+// goroutines by a symmetric hash, in batches, with no lock on the per-packet path.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/meerkat-ids/meerkat/capture"
+	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/defrag"
+	"github.com/meerkat-ids/meerkat/flow"
+	"github.com/meerkat-ids/meerkat/output"
+)
+
+// Runmode names how packets are spread over goroutines.
+type Runmode string
+
+// Run modes (Suricata's names). autofp is served by the workers implementation.
+const (
+	RunmodeSingle  Runmode = "single"
+	RunmodeWorkers Runmode = "workers"
+	RunmodeAutoFP  Runmode = "autofp"
+)
+
+// Outputs are the log destinations of a run. A nil Writer disables that log.
+type Outputs struct {
+	EVE *output.Writer
+	// EVETypes selects which EVE event types are written.
+	EVEFlow, EVEStats, EVEAlert, EVEDrop bool
+	// StatsOmitZero leaves zero counters out of stats records (null-values: no).
+	StatsOmitZero bool
+	Alert         output.AlertOptions
+	Fast          *output.Writer
+}
+
+// Config is everything a run needs.
+type Config struct {
+	Runmode Runmode
+	// Workers is the number of worker goroutines in workers mode (0: one per CPU).
+	Workers   int
+	Checksums decode.ChecksumMode
+	Flow      flow.Config
+	// FlowHashSize and FlowPrealloc size each worker's table (flow.hash-size, flow.prealloc),
+	// divided among the workers.
+	FlowHashSize, FlowPrealloc int
+	Defrag                     defrag.Config
+	Outputs                    Outputs
+	// RulesLoaded, RulesFailed and RulesSkipped are reported in stats detect.engines.
+	RulesLoaded, RulesFailed, RulesSkipped uint64
+	// Warn receives warnings (truncated capture ...). May be nil.
+	Warn func(msg string)
+}
+
+// Result summarises a run.
+type Result struct {
+	Packets uint64
+	Bytes   uint64
+	Elapsed time.Duration
+	Alerts  uint64
+	Drops   uint64
+	// AllocsPerPacket is the number of heap allocations per packet measured over the packet
+	// loop (runtime.MemStats.Mallocs before and after).
+	AllocsPerPacket float64
+	Stats           *output.Stats
+	Flows           uint64
+	// Interrupted is true when the run was stopped by its context before the end of capture.
+	Interrupted bool
+}
+
+// Run reads src to its end (or until ctx is done), processes every packet and writes the logs.
+// It always flushes what was logged, also when stopped early.
+func Run(ctx context.Context, src capture.Source, cfg Config) (*Result, error) {
+	if cfg.Runmode == "" {
+		cfg.Runmode = RunmodeWorkers
+	}
+	n := 1
+	if cfg.Runmode != RunmodeSingle {
+		n = cfg.Workers
+		if n <= 0 {
+			n = runtime.GOMAXPROCS(0)
+		}
+	}
+	workers := make([]*worker, n)
+	for i := range workers {
+		workers[i] = newWorker(i, n, &cfg)
+	}
+	var pool *batchPool
+	if cfg.Runmode != RunmodeSingle {
+		pool = newBatchPool(n)
+	}
+	start := time.Now()
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	var err error
+	var interrupted bool
+	var last time.Time
+	if pool == nil {
+		interrupted, last, err = runSingle(ctx, src, workers[0], &cfg)
+	} else {
+		interrupted, last, err = runWorkers(ctx, src, workers, pool, &cfg)
+	}
+	runtime.ReadMemStats(&ms1)
+	elapsed := time.Since(start)
+
+	res := &Result{Elapsed: elapsed, Interrupted: interrupted}
+	for _, w := range workers {
+		res.Packets += w.packets
+		res.Bytes += w.bytes
+	}
+	if res.Packets > 0 {
+		res.AllocsPerPacket = float64(ms1.Mallocs-ms0.Mallocs) / float64(res.Packets)
+	}
+	// End of capture: flows whose timeout passed by the last packet of the whole capture end
+	// with reason "timeout", the rest with "shutdown", in every worker alike.
+	for _, w := range workers {
+		w.flows.ExpireAt(last)
+		w.flows.Shutdown()
+	}
+	res.Stats = collectStats(workers, &cfg)
+	res.Alerts = res.Stats.Value("detect.alert")
+	res.Flows = res.Stats.Value("flow.total")
+	if cfg.Outputs.EVE != nil && cfg.Outputs.EVEStats {
+		var j output.JSON
+		output.StatsRecord(&j, res.Stats, time.Now(), int64(elapsed/time.Second), cfg.Outputs.StatsOmitZero)
+		workers[0].eve.Line(j.B)
+	}
+	for _, w := range workers {
+		if ferr := w.flush(); ferr != nil && err == nil {
+			err = ferr
+		}
+	}
+	return res, err
+}
+
+// readErr classifies a capture error: io.EOF ends the run cleanly, a truncated last record
+// is a warning, anything else is an error.
+func readErr(err error, cfg *Config) (stop bool, fatal error) {
+	if errors.Is(err, io.EOF) {
+		return true, nil
+	}
+	if errors.Is(err, capture.ErrTruncated) {
+		if cfg.Warn != nil {
+			cfg.Warn(fmt.Sprintf("capture truncated: %v; everything before it was processed", err))
+		}
+		return true, nil
+	}
+	return true, fmt.Errorf("pipeline: reading capture: %w", err)
+}
+
+func runSingle(ctx context.Context, src capture.Source, w *worker, cfg *Config) (bool, time.Time, error) {
+	var fr capture.Frame
+	var last time.Time
+	done := ctx.Done()
+	for i := 0; ; i++ {
+		if i&1023 == 0 {
+			select {
+			case <-done:
+				return true, last, nil
+			default:
+			}
+		}
+		if err := src.Next(&fr); err != nil {
+			_, fatal := readErr(err, cfg)
+			return false, last, fatal
+		}
+		if fr.Timestamp.After(last) {
+			last = fr.Timestamp
+		}
+		w.process(&fr)
+	}
+}
+
+// batchSize is how many frames the reader hands a worker at once.
+const (
+	batchSize      = 64
+	batchArena     = 512 << 10
+	batchesPerWork = 8
+)
+
+type batch struct {
+	n      int
+	frames [batchSize]capture.Frame
+	arena  []byte
+}
+
+func (b *batch) add(fr *capture.Frame) bool {
+	if b.n == batchSize {
+		return false
+	}
+	var data []byte
+	if len(fr.Data) > batchArena {
+		data = append([]byte(nil), fr.Data...) // oversized frame: its own copy
+	} else {
+		if len(b.arena)+len(fr.Data) > cap(b.arena) {
+			return false
+		}
+		off := len(b.arena)
+		b.arena = append(b.arena, fr.Data...)
+		data = b.arena[off:len(b.arena):len(b.arena)]
+	}
+	f := &b.frames[b.n]
+	*f = *fr
+	f.Data = data
+	b.n++
+	return true
+}
+
+// batchPool holds each worker's input queue and its free batches, made before the packet
+// loop so the loop itself allocates nothing.
+type batchPool struct {
+	in, free []chan *batch
+}
+
+func newBatchPool(n int) *batchPool {
+	bp := &batchPool{in: make([]chan *batch, n), free: make([]chan *batch, n)}
+	for i := 0; i < n; i++ {
+		bp.in[i] = make(chan *batch, batchesPerWork)
+		bp.free[i] = make(chan *batch, batchesPerWork)
+		for k := 0; k < batchesPerWork; k++ {
+			bp.free[i] <- &batch{arena: make([]byte, 0, batchArena)}
+		}
+	}
+	return bp
+}
+
+func runWorkers(ctx context.Context, src capture.Source, workers []*worker, bp *batchPool, cfg *Config) (bool, time.Time, error) {
+	n := len(workers)
+	in, free := bp.in, bp.free
+	var wg sync.WaitGroup
+	for i, w := range workers {
+		wg.Add(1)
+		go func(w *worker, in <-chan *batch, free chan<- *batch) {
+			defer wg.Done()
+			for b := range in {
+				for k := 0; k < b.n; k++ {
+					w.process(&b.frames[k])
+				}
+				b.n = 0
+				b.arena = b.arena[:0]
+				free <- b
+			}
+		}(w, in[i], free[i])
+	}
+	cur := make([]*batch, n)
+	for i := range cur {
+		cur[i] = <-free[i]
+	}
+	var fr capture.Frame
+	var fatal error
+	var last time.Time
+	interrupted := false
+	done := ctx.Done()
+	for i := 0; ; i++ {
+		if i&1023 == 0 {
+			select {
+			case <-done:
+				interrupted = true
+			default:
+			}
+			if interrupted {
+				break
+			}
+		}
+		if err := src.Next(&fr); err != nil {
+			_, fatal = readErr(err, cfg)
+			break
+		}
+		if fr.Timestamp.After(last) {
+			last = fr.Timestamp
+		}
+		k := 0
+		if n > 1 {
+			k = int(peekHash(fr.LinkType, fr.Data) % uint32(n))
+		}
+		if !cur[k].add(&fr) {
+			in[k] <- cur[k]
+			cur[k] = <-free[k]
+			cur[k].add(&fr)
+		}
+	}
+	for k := range cur {
+		if cur[k].n > 0 {
+			in[k] <- cur[k]
+		}
+		close(in[k])
+	}
+	wg.Wait()
+	return interrupted, last, fatal
+}

@@ -1,0 +1,174 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/binary"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/meerkat-ids/meerkat/capture"
+	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/defrag"
+	"github.com/meerkat-ids/meerkat/flow"
+)
+
+// frame builds an Ethernet/IPv4/TCP frame (checksums left zero: tests run with ChecksumNone).
+func frame(src, dst [4]byte, sport, dport uint16, flags uint8, payload string) []byte {
+	b := make([]byte, 14+20+20+len(payload))
+	binary.BigEndian.PutUint16(b[12:], 0x0800)
+	ip := b[14:]
+	ip[0] = 0x45
+	binary.BigEndian.PutUint16(ip[2:], uint16(40+len(payload)))
+	ip[8] = 64
+	ip[9] = 6
+	copy(ip[12:], src[:])
+	copy(ip[16:], dst[:])
+	tcp := ip[20:]
+	binary.BigEndian.PutUint16(tcp[0:], sport)
+	binary.BigEndian.PutUint16(tcp[2:], dport)
+	tcp[12] = 5 << 4
+	tcp[13] = flags
+	copy(tcp[20:], payload)
+	return b
+}
+
+func testConfig(rm Runmode) Config {
+	to := flow.Timeouts{New: 30 * time.Second, Established: 300 * time.Second, Closed: 10 * time.Second}
+	return Config{
+		Runmode: rm, Workers: 2, Checksums: decode.ChecksumNone,
+		Flow:         flow.Config{MaxFlows: 10000, TCP: to, UDP: to, ICMP: to, Default: to},
+		FlowHashSize: 1024, FlowPrealloc: 64, Defrag: defrag.DefaultConfig(),
+	}
+}
+
+func TestProcessAllocatesNothing(t *testing.T) {
+	cfg := testConfig(RunmodeSingle)
+	w := newWorker(0, 1, &cfg)
+	ts := time.Unix(1700000000, 0)
+	c, s := [4]byte{10, 0, 0, 1}, [4]byte{10, 0, 0, 2}
+	frames := [][]byte{
+		frame(c, s, 40000, 80, decode.TCPFlagSYN, ""),
+		frame(s, c, 80, 40000, decode.TCPFlagSYN|decode.TCPFlagACK, ""),
+		frame(c, s, 40000, 80, decode.TCPFlagACK, ""),
+		frame(c, s, 40000, 80, decode.TCPFlagACK|decode.TCPFlagPSH, "GET / HTTP/1.1\r\n\r\n"),
+		frame(s, c, 80, 40000, decode.TCPFlagACK, ""),
+	}
+	var n uint64
+	next := func() {
+		n++
+		fr := capture.Frame{Data: frames[int(n)%len(frames)], Timestamp: ts.Add(time.Duration(n) * time.Millisecond),
+			LinkType: decode.LinkTypeEthernet, Cnt: n}
+		w.process(&fr)
+	}
+	for i := 0; i < 10; i++ {
+		next()
+	}
+	if allocs := testing.AllocsPerRun(2000, next); allocs != 0 {
+		t.Errorf("%.2f allocations per packet through decode and flow", allocs)
+	}
+	if w.flows.Len() != 1 {
+		t.Errorf("%d flows, want 1", w.flows.Len())
+	}
+}
+
+// memSource replays frames from memory.
+type memSource struct {
+	frames []capture.Frame
+	i      int
+}
+
+func (m *memSource) Next(f *capture.Frame) error {
+	if m.i >= len(m.frames) {
+		return io.EOF
+	}
+	*f = m.frames[m.i]
+	m.i++
+	return nil
+}
+
+func (m *memSource) Close() error { return nil }
+
+func manyFlows(n int) []capture.Frame {
+	ts := time.Unix(1700000000, 0)
+	var out []capture.Frame
+	for i := 0; i < n; i++ {
+		c := [4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}
+		s := [4]byte{172, 16, 0, byte(i % 200)}
+		sp := uint16(1024 + i%50000)
+		for k, f := range [][]byte{
+			frame(c, s, sp, 80, decode.TCPFlagSYN, ""),
+			frame(s, c, 80, sp, decode.TCPFlagSYN|decode.TCPFlagACK, ""),
+			frame(c, s, sp, 80, decode.TCPFlagACK, ""),
+			frame(c, s, sp, 80, decode.TCPFlagACK|decode.TCPFlagPSH, "hello"),
+			frame(s, c, 80, sp, decode.TCPFlagRST, ""),
+		} {
+			out = append(out, capture.Frame{Data: f, Timestamp: ts.Add(time.Duration(i*5+k) * time.Millisecond),
+				LinkType: decode.LinkTypeEthernet, Cnt: uint64(len(out) + 1)})
+		}
+	}
+	return out
+}
+
+func TestRunmodesCountAlike(t *testing.T) {
+	frames := manyFlows(3000)
+	var got []map[string]uint64
+	for _, rm := range []Runmode{RunmodeSingle, RunmodeWorkers} {
+		res, err := Run(context.Background(), &memSource{frames: frames}, testConfig(rm))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]uint64{}
+		res.Stats.Each(func(name string, v uint64) { m[name] = v })
+		if res.Packets != uint64(len(frames)) {
+			t.Errorf("%s: %d packets, want %d", rm, res.Packets, len(frames))
+		}
+		got = append(got, m)
+	}
+	for k, v := range got[0] {
+		if got[1][k] != v {
+			t.Errorf("counter %s: single %d, workers %d", k, v, got[1][k])
+		}
+	}
+	if got[0]["flow.total"] != 3000 || got[0]["flow.tcp"] != 3000 {
+		t.Errorf("flow counters %d/%d, want 3000", got[0]["flow.total"], got[0]["flow.tcp"])
+	}
+}
+
+func TestRunStopsOnCancel(t *testing.T) {
+	frames := manyFlows(2000)
+	for _, rm := range []Runmode{RunmodeSingle, RunmodeWorkers} {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		res, err := Run(ctx, &memSource{frames: frames}, testConfig(rm))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Interrupted || res.Packets >= uint64(len(frames)) {
+			t.Errorf("%s: interrupted %v after %d packets", rm, res.Interrupted, res.Packets)
+		}
+	}
+}
+
+func TestPeekHashSymmetric(t *testing.T) {
+	a := frame([4]byte{1, 2, 3, 4}, [4]byte{5, 6, 7, 8}, 1, 2, 0, "")
+	b := frame([4]byte{5, 6, 7, 8}, [4]byte{1, 2, 3, 4}, 2, 1, 0, "")
+	if peekHash(decode.LinkTypeEthernet, a) != peekHash(decode.LinkTypeEthernet, b) {
+		t.Errorf("directions hash differently")
+	}
+	for _, short := range [][]byte{nil, {1}, a[:20]} {
+		peekHash(decode.LinkTypeEthernet, short) // must not panic
+	}
+}
+
+func BenchmarkWorkerProcess(b *testing.B) {
+	cfg := testConfig(RunmodeSingle)
+	w := newWorker(0, 1, &cfg)
+	frames := manyFlows(2000)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		w.process(&frames[i%len(frames)])
+		i++
+	}
+}

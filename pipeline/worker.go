@@ -1,0 +1,129 @@
+package pipeline
+
+import (
+	"github.com/meerkat-ids/meerkat/capture"
+	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/defrag"
+	"github.com/meerkat-ids/meerkat/flow"
+	"github.com/meerkat-ids/meerkat/output"
+)
+
+// worker owns everything one goroutine needs for its share of the packets: the reused
+// Packets, the decoder, its flow table shard, its defragmenter and its output buffers.
+type worker struct {
+	id      int
+	cfg     *Config
+	dec     decode.Decoder
+	pkt     decode.Packet
+	rebuilt decode.Packet // a datagram rebuilt from fragments
+	flows   *flow.Table
+	defrag  *defrag.Reassembler
+	json    output.JSON
+	eve     output.Buffer
+	fast    output.Buffer
+
+	packets uint64
+	bytes   uint64
+}
+
+func newWorker(id, n int, cfg *Config) *worker {
+	w := &worker{id: id, cfg: cfg}
+	w.dec.Checksums = cfg.Checksums
+	fc := cfg.Flow
+	fc.MaxFlows = max(fc.MaxFlows/n, 1)
+	fc.OnEnd = w.flowEnded
+	w.flows = flow.NewTable(fc, cfg.FlowHashSize/n, cfg.FlowPrealloc/n)
+	dc := cfg.Defrag
+	if n > 1 {
+		dc.Memcap /= uint64(n)
+		dc.Trackers = max(dc.Trackers/n, 1)
+	}
+	w.defrag = defrag.New(dc)
+	w.eve.W = cfg.Outputs.EVE
+	w.fast.W = cfg.Outputs.Fast
+	w.json.B = make([]byte, 0, 4096)
+	w.eve.Grow(128 << 10)
+	return w
+}
+
+// process handles one captured frame: decode, the packet itself, and the datagram it may
+// complete when it is a fragment.
+func (w *worker) process(fr *capture.Frame) {
+	p := &w.pkt
+	w.dec.Decode(p, fr.LinkType, fr.Data)
+	p.Timestamp = fr.Timestamp
+	p.PcapCnt = fr.Cnt
+	p.WireLen = fr.WireLen
+	w.packets++
+	w.bytes += uint64(len(fr.Data))
+	w.handle(p)
+	if p.IsFragment {
+		if datagram, done := w.defrag.Add(p); done {
+			r := &w.rebuilt
+			w.dec.Decode(r, decode.LinkTypeRaw, datagram)
+			// The rebuilt datagram is not a captured packet: keep decoder.pkts, bytes and raw
+			// counting frames as they came from the capture.
+			w.dec.Counters.Pkts--
+			w.dec.Counters.Bytes -= uint64(len(datagram))
+			w.dec.Counters.Raw--
+			r.Timestamp = p.Timestamp
+			r.PcapCnt = p.PcapCnt
+			r.Source = decode.SourceDefrag
+			r.VLAN, r.VLANCount = p.VLAN, p.VLANCount
+			w.handle(r)
+		}
+		w.defrag.Expire(p.Timestamp)
+	}
+}
+
+// handle runs one decoded packet through the flow table (and detection, once it exists).
+func (w *worker) handle(p *decode.Packet) {
+	w.flows.Packet(p)
+}
+
+// flowEnded logs a flow that timed out or was ended at shutdown.
+func (w *worker) flowEnded(f *flow.Flow) {
+	if w.eve.W == nil || !w.cfg.Outputs.EVEFlow {
+		return
+	}
+	output.FlowRecord(&w.json, f, f.Ended)
+	w.eve.Line(w.json.B)
+}
+
+func (w *worker) flush() error {
+	err := w.eve.Flush()
+	if ferr := w.fast.Flush(); ferr != nil && err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// collectStats adds up every worker's counters into Suricata's stats tree.
+func collectStats(workers []*worker, cfg *Config) *output.Stats {
+	var dec decode.Counters
+	var fl flow.Counters
+	var df defrag.Counters
+	for _, w := range workers {
+		dec.Add(&w.dec.Counters)
+		fl.Add(&w.flows.Counters)
+		df.Add(&w.defrag.Counters)
+	}
+	s := &output.Stats{}
+	dec.Each(s.Set)
+	df.Each(s.Set)
+	fl.Each(s.Set)
+	var j output.JSON
+	j.B = append(j.B, '[')
+	j.Begin()
+	j.Uint("id", 0)
+	j.Uint("rules_loaded", cfg.RulesLoaded)
+	j.Uint("rules_failed", cfg.RulesFailed)
+	j.Uint("rules_skipped", cfg.RulesSkipped)
+	j.End()
+	j.B = append(j.B, ']')
+	s.SetRaw("detect.engines", j.B)
+	s.Set("detect.alert", 0)
+	s.Set("detect.alert_queue_overflow", 0)
+	s.Set("detect.alerts_suppressed", 0)
+	return s
+}
