@@ -113,6 +113,13 @@ func (t *Table) KeyOf(p *decode.Packet) (k Key, ok bool) {
 	if p.IPVersion == 0 || p.IsFragment {
 		return k, false
 	}
+	switch p.IPProto {
+	case decode.ProtoTCP, decode.ProtoUDP, decode.ProtoSCTP, decode.ProtoICMP, decode.ProtoICMPv6:
+		// Like Suricata, these get a flow only once their header decoded cleanly.
+		if !p.HasL4 {
+			return k, false
+		}
+	}
 	if p.IPProto == decode.ProtoICMP && p.HasL4 && isICMPv4Error(p.ICMPType) {
 		return k, false
 	}

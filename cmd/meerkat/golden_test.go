@@ -1,0 +1,70 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// goldenCaptures are conformance captures that together cover the link types and layers the
+// foundation decodes: Ethernet, BSD null, raw IP, VLAN, IPv4 options and fragments, IPv6
+// extension headers and fragments, TCP, UDP, ICMP, ICMPv6, ARP and IGMP.
+var goldenCaptures = []string{
+	"alert-distance-within-1",      // Ethernet, IPv4, TCP
+	"DetectEngineHttpRawUriTest30", // BSD null link type
+	"alert-max-20",                 // raw IP link type
+	"detect-bytetest-04",           // VLAN
+	"bug-4663",                     // ARP, IGMP, IPv4 options
+	"drop-protocol-change",         // IPv4 fragments
+	"ipv6-malformed-fragments-35",  // IPv6 extension headers and fragments
+	"iponly-ipv6-range-01",         // ICMPv6
+	"detect-itype",                 // ICMP
+	"bug-2158",                     // UDP
+}
+
+// TestGoldenFlowAndStats replays conformance captures and compares the EVE flow and stats
+// records (stats without wall-clock timestamp and uptime) with testdata/golden. Regenerate
+// with MEERKAT_UPDATE_GOLDEN=1 after an intended change, and review the diff.
+func TestGoldenFlowAndStats(t *testing.T) {
+	root, err := filepath.Abs(conformanceDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(root); err != nil {
+		t.Skipf("no conformance tests at %s (../shared missing)", conformanceDir)
+	}
+	for _, name := range goldenCaptures {
+		t.Run(name, func(t *testing.T) {
+			pcaps, _ := filepath.Glob(filepath.Join(root, name, "*.pcap"))
+			if len(pcaps) != 1 {
+				t.Skipf("want one capture in %s, found %d", name, len(pcaps))
+			}
+			r := runMeerkat(t, "-c", "suricata.yaml", "-r", pcaps[0], "-k", "none", "--runmode", "single", "--disable-detection")
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			var recs []map[string]any
+			for _, rec := range r.eve {
+				if rec["event_type"] == "flow" || rec["event_type"] == "stats" {
+					recs = append(recs, rec)
+				}
+			}
+			got := strings.Join(comparable(t, recs), "\n") + "\n"
+			path := filepath.Join("testdata", "golden", name+".jsonl")
+			if os.Getenv("MEERKAT_UPDATE_GOLDEN") == "1" {
+				os.MkdirAll(filepath.Dir(path), 0o755)
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (MEERKAT_UPDATE_GOLDEN=1 creates it)", err)
+			}
+			if string(want) != got {
+				t.Errorf("%s differs from the golden file:\ngot:\n%s\nwant:\n%s", name, got, want)
+			}
+		})
+	}
+}
