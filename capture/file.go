@@ -20,7 +20,7 @@ import (
 const (
 	// readBufSize is the read buffer under pcapgo (and under gzip's output), for files of
 	// this size or more.
-	readBufSize = 1 << 20
+	readBufSize = 1 << 17
 	// maxPcapRecord is the longest pcap record accepted: libpcap's MAXIMUM_SNAPLEN. pcapgo
 	// takes records up to max(file snap length, 256 KiB); a file may declare a snap length of
 	// 4 GiB, so the snap length is clamped to this before reading.

@@ -634,6 +634,11 @@ func TestChecksums(t *testing.T) {
 			if p.IPv4ChecksumBad || p.L4ChecksumBad {
 				t.Errorf("ChecksumNone reported a bad checksum")
 			}
+			d = Decoder{Checksums: ChecksumTCP}
+			d.Decode(&p, tc.lt, tc.data)
+			if wantL4 := tc.l4Bad && p.IPProto == ProtoTCP; p.IPv4ChecksumBad || p.L4ChecksumBad != wantL4 {
+				t.Errorf("ChecksumTCP: ip bad %v l4 bad %v, want false %v", p.IPv4ChecksumBad, p.L4ChecksumBad, wantL4)
+			}
 		})
 	}
 }

@@ -17,6 +17,11 @@ const (
 	ChecksumAll ChecksumMode = iota
 	// ChecksumNone validates nothing; the *ChecksumBad fields stay false.
 	ChecksumNone
+	// ChecksumTCP validates only the TCP checksum, which is what Suricata checks on every
+	// packet by default (its stream engine, with stream.checksum-validation); IPv4, UDP and
+	// ICMP checksums are left to the keywords that ask for them. The pipeline uses this mode
+	// for `-k all`.
+	ChecksumTCP
 )
 
 // Decoder decodes frames into Packets and counts what it saw. It is not safe for concurrent

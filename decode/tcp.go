@@ -50,7 +50,7 @@ func (d *Decoder) decodeTCP(p *Packet, data []byte) {
 	p.L4Header = data[:hlen]
 	p.Payload = data[hlen:]
 	p.HasL4 = true
-	if d.Checksums == ChecksumAll && !p.IsFragment {
+	if (d.Checksums == ChecksumAll || d.Checksums == ChecksumTCP) && !p.IsFragment {
 		p.L4ChecksumBad = !l4ChecksumOK(p, ProtoTCP, data)
 	}
 }

@@ -132,7 +132,9 @@ type Flow struct {
 	RespICMPCode uint8
 
 	Start time.Time
-	Last  time.Time
+	// LastUnixNano is the time of the latest packet, in Unix nanoseconds (kept as an integer:
+	// it is compared on every packet).
+	LastUnixNano int64
 
 	PktsToServer, PktsToClient   uint64
 	BytesToServer, BytesToClient uint64
@@ -148,12 +150,15 @@ type Flow struct {
 	Alerted bool
 	Action  Action
 
-	// timeoutAt caches when the flow expires given its state; refreshed on every packet.
-	timeoutAt time.Time
-	// prev and next link the flow into its timeout class's list; class is that list.
-	prev, next *Flow
-	class      uint8
-	listed     bool
+	// timeoutAt caches when the flow expires given its state (Unix nanoseconds); refreshed
+	// on every packet.
+	timeoutAt int64
+	// prev and next link the flow into its timeout class's list; class is that list and
+	// queuedDeadline the deadline the flow had when it was put at the list's tail.
+	prev, next     *Flow
+	class          uint8
+	listed         bool
+	queuedDeadline int64
 	// pktEstablished is FLOW_PKT_ESTABLISHED for the packet last accounted to the flow.
 	pktEstablished bool
 }
@@ -168,4 +173,7 @@ func (f *Flow) ID() uint64 {
 }
 
 // Age is the number of whole seconds between the first and the last packet (EVE flow.age).
-func (f *Flow) Age() int64 { return f.Last.Unix() - f.Start.Unix() }
+func (f *Flow) Age() int64 { return f.Last().Unix() - f.Start.Unix() }
+
+// Last returns the time of the flow's latest packet.
+func (f *Flow) Last() time.Time { return time.Unix(0, f.LastUnixNano) }

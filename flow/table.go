@@ -70,10 +70,10 @@ func (c *Counters) Each(fn func(name string, v uint64)) {
 // Table is one worker's flow table.
 type Table struct {
 	cfg      Config
-	flows    map[Key]*Flow
+	flows    index
 	free     []*Flow
-	now      time.Time
-	nextScan time.Time
+	now      int64 // latest packet time seen, Unix nanoseconds
+	nextScan int64
 	lists    [12]flowList
 	Counters Counters
 }
@@ -90,7 +90,7 @@ func NewTable(cfg Config, hashSize, prealloc int) *Table {
 	}
 	hashSize = min(max(hashSize, 1024), cfg.MaxFlows, 1<<20)
 	prealloc = min(max(prealloc, 0), cfg.MaxFlows, 1<<20)
-	t := &Table{cfg: cfg, flows: make(map[Key]*Flow, hashSize)}
+	t := &Table{cfg: cfg, flows: newIndex(hashSize)}
 	if prealloc > 0 {
 		block := make([]Flow, prealloc)
 		t.free = make([]*Flow, prealloc, cfg.MaxFlows)
@@ -102,10 +102,10 @@ func NewTable(cfg Config, hashSize, prealloc int) *Table {
 }
 
 // Len returns the number of flows in the table.
-func (t *Table) Len() int { return len(t.flows) }
+func (t *Table) Len() int { return t.flows.n }
 
 // Now returns the latest packet time the table has seen.
-func (t *Table) Now() time.Time { return t.now }
+func (t *Table) Now() time.Time { return time.Unix(0, t.now) }
 
 // KeyOf builds the direction-independent key of a decoded packet. ok is false for packets that
 // do not belong to a flow (no IP header, ICMPv4 error messages).
@@ -169,43 +169,45 @@ func isICMPv4Error(typ uint8) bool {
 // packet's direction. It returns nil for packets without a flow (no IP, ICMP errors, or the
 // table is full even after evicting timed-out flows).
 func (t *Table) Packet(p *decode.Packet) (*Flow, Direction) {
-	if p.Timestamp.After(t.now) {
-		t.now = p.Timestamp
+	ts := p.Timestamp.UnixNano()
+	if ts > t.now {
+		t.now = ts
 	}
-	if !t.now.Before(t.nextScan) {
+	if t.now >= t.nextScan {
 		t.sweep(false)
-		t.nextScan = t.now.Add(sweepInterval)
+		t.nextScan = t.now + int64(sweepInterval)
 	}
 	k, ok := t.KeyOf(p)
 	if !ok {
 		return nil, ToServer
 	}
-	f := t.flows[k]
-	if f != nil && t.now.After(f.timeoutAt) {
+	h := hashKey(&k)
+	f := t.flows.find(h, &k)
+	if f != nil && t.now > f.timeoutAt {
 		// The flow timed out before this packet; a sweep just has not run yet. End it here so
 		// the result does not depend on when sweeps happen.
-		t.expire(k, f)
+		t.expire(f)
 		f = nil
 	}
 	if f == nil {
-		if len(t.flows) >= t.cfg.MaxFlows {
+		if t.flows.n >= t.cfg.MaxFlows {
 			t.sweep(true)
-			if len(t.flows) >= t.cfg.MaxFlows {
+			if t.flows.n >= t.cfg.MaxFlows {
 				t.Counters.Memcap++
 				return nil, ToServer
 			}
 		}
-		f = t.newFlow(k, p)
-		t.flows[k] = f
+		f = t.newFlow(k, h, p)
+		t.flows.insert(f)
 	}
 	dir := f.direction(p)
-	f.update(p, dir, t.cfg.Midstream)
-	f.timeoutAt = f.Last.Add(t.timeout(f, false))
+	f.update(p, ts, dir, t.cfg.Midstream)
+	f.timeoutAt = f.LastUnixNano + int64(t.timeout(f, false))
 	t.touch(f)
 	return f, dir
 }
 
-func (t *Table) newFlow(k Key, p *decode.Packet) *Flow {
+func (t *Table) newFlow(k Key, h uint32, p *decode.Packet) *Flow {
 	var f *Flow
 	if n := len(t.free); n > 0 {
 		f = t.free[n-1]
@@ -215,7 +217,7 @@ func (t *Table) newFlow(k Key, p *decode.Packet) *Flow {
 		f = new(Flow)
 	}
 	f.Key = k
-	f.Hash = hashKey(&k)
+	f.Hash = h
 	f.SrcIP, f.DstIP = p.SrcIP, p.DstIP
 	if p.HasPorts() {
 		f.SrcPort, f.DstPort = p.SrcPort, p.DstPort
@@ -225,7 +227,7 @@ func (t *Table) newFlow(k Key, p *decode.Packet) *Flow {
 	f.VLAN = p.VLAN
 	f.VLANs = p.VLANCount
 	f.Start = p.Timestamp
-	f.Last = p.Timestamp
+	f.LastUnixNano = p.Timestamp.UnixNano()
 	if p.HasL4 && (p.IPProto == decode.ProtoICMP || p.IPProto == decode.ProtoICMPv6) {
 		f.ICMPType, f.ICMPCode = p.ICMPType, p.ICMPCode
 	}
@@ -263,9 +265,9 @@ func (f *Flow) direction(p *decode.Packet) Direction {
 	return ToClient
 }
 
-func (f *Flow) update(p *decode.Packet, dir Direction, midstream bool) {
-	if p.Timestamp.After(f.Last) {
-		f.Last = p.Timestamp
+func (f *Flow) update(p *decode.Packet, ts int64, dir Direction, midstream bool) {
+	if ts > f.LastUnixNano {
+		f.LastUnixNano = ts
 	}
 	n := uint64(len(p.Data))
 	icmpErr := p.IPProto == decode.ProtoICMP && p.HasL4 && isICMPv4Error(p.ICMPType)
@@ -339,23 +341,35 @@ func (t *Table) timeout(f *Flow, emergency bool) time.Duration {
 }
 
 // sweep ends the flows whose timeout passed. In an emergency (table full) the shorter
-// emergency timeouts apply. Flows sit in one list per (protocol, state) class, each ordered by
-// last activity, so a sweep looks only at the flows it ends plus one per list.
+// emergency timeouts apply.
+//
+// Flows sit in one list per (protocol, state) class, in the order they were queued, and a
+// packet does not move its flow in the list (that would touch two neighbours' memory on every
+// packet). Within a class the timeout is the same for every flow, so a flow's deadline only
+// moves later; the sweep therefore looks at the head: expired flows end, flows whose deadline
+// moved since they were queued go to the tail with their new deadline, and the first flow
+// still in time, queued with its current deadline, stops the walk.
 func (t *Table) sweep(emergency bool) {
 	for c := range t.lists {
 		l := &t.lists[c]
 		for f := l.head; f != nil; f = l.head {
 			deadline := f.timeoutAt
 			if emergency {
-				deadline = f.Last.Add(t.timeout(f, true))
+				deadline = f.LastUnixNano + int64(t.timeout(f, true))
 			}
-			if !t.now.After(deadline) {
+			if t.now > deadline {
+				if emergency {
+					f.timeoutAt = deadline
+				}
+				t.expire(f)
+				continue
+			}
+			if f.queuedDeadline == f.timeoutAt {
 				break
 			}
-			if emergency {
-				f.timeoutAt = deadline
-			}
-			t.expire(f.Key, f)
+			l.remove(f)
+			f.queuedDeadline = f.timeoutAt
+			l.pushBack(f)
 		}
 	}
 }
@@ -403,39 +417,45 @@ func timeoutClass(f *Flow) uint8 {
 	return g*3 + uint8(f.State)
 }
 
-// touch moves f to the tail of its timeout class's list after a packet.
+// touch keeps f in the list of its timeout class after a packet: a new flow, or one whose
+// state changed class, is queued at the tail; otherwise nothing moves (see sweep).
 func (t *Table) touch(f *Flow) {
+	c := timeoutClass(f)
+	if f.listed && c == f.class {
+		return
+	}
 	if f.listed {
 		t.lists[f.class].remove(f)
 	}
-	f.class = timeoutClass(f)
+	f.class = c
 	f.listed = true
-	t.lists[f.class].pushBack(f)
+	f.queuedDeadline = f.timeoutAt
+	t.lists[c].pushBack(f)
 }
 
-func (t *Table) expire(k Key, f *Flow) {
+func (t *Table) expire(f *Flow) {
 	f.EndReason = EndTimeout
-	f.Ended = f.timeoutAt
+	f.Ended = time.Unix(0, f.timeoutAt)
 	t.Counters.TimedOut++
-	t.end(k, f)
+	t.end(f)
 }
 
 // ExpireAt moves the table's clock to now (when later than what it has seen) and ends every
 // flow whose timeout has passed. The pipeline calls it at the end of a capture with the time
 // of the last packet of the whole capture, so every worker ends its flows at the same time.
 func (t *Table) ExpireAt(now time.Time) {
-	if now.After(t.now) {
-		t.now = now
+	if ns := now.UnixNano(); ns > t.now {
+		t.now = ns
 	}
 	t.sweep(false)
 }
 
-func (t *Table) end(k Key, f *Flow) {
+func (t *Table) end(f *Flow) {
 	if f.listed {
 		t.lists[f.class].remove(f)
 		f.listed = false
 	}
-	delete(t.flows, k)
+	t.flows.remove(f)
 	t.Counters.Active--
 	if t.cfg.OnEnd != nil {
 		t.cfg.OnEnd(f)
@@ -446,11 +466,11 @@ func (t *Table) end(k Key, f *Flow) {
 // Shutdown ends every flow left in the table with reason "shutdown", as Suricata does at the
 // end of a capture.
 func (t *Table) Shutdown() {
-	for k, f := range t.flows {
+	t.flows.each(func(f *Flow) {
 		f.EndReason = EndShutdown
-		f.Ended = t.now
-		t.end(k, f)
-	}
+		f.Ended = time.Unix(0, t.now)
+		t.end(f)
+	})
 }
 
 // hashKey is a symmetric hash of the key (the key is already direction-independent). It feeds

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/meerkat-ids/meerkat/decode"
@@ -49,64 +50,118 @@ func PacketHeader(j *JSON, p *decode.Packet, f *flow.Flow, eventType string) {
 // FlowRecord writes a complete EVE `flow` record for a flow that ended. now is the record's
 // timestamp: Suricata stamps flow records with the engine time when it logs them; Meerkat uses
 // the time the flow ended (flow.Flow.Ended), which does not depend on thread scheduling.
+//
+// Flow records are the most frequent record of a replay (one per flow), so this writes its
+// fixed structure with direct appends instead of the general member-by-member builder; the
+// output is the same JSON the builder would produce.
 func FlowRecord(j *JSON, f *flow.Flow, now time.Time) {
 	j.Reset()
-	j.Begin()
-	j.Time("timestamp", now)
-	j.Uint("flow_id", f.ID())
-	j.String("event_type", "flow")
+	b := j.B
+	b = append(b, `{"timestamp":"`...)
+	b = j.clock.appendTime(b, now)
+	b = append(b, `","flow_id":`...)
+	b = strconv.AppendUint(b, f.ID(), 10)
+	b = append(b, `,"event_type":"flow"`...)
 	if f.VLANs > 0 {
-		j.Array("vlan")
+		b = append(b, `,"vlan":[`...)
 		for i := 0; i < int(f.VLANs) && i < decode.MaxVLANs; i++ {
-			j.ElemUint(uint64(f.VLAN[i]))
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendUint(b, uint64(f.VLAN[i]), 10)
 		}
-		j.Close(']')
+		b = append(b, ']')
 	}
 	ports := f.Proto == decode.ProtoTCP || f.Proto == decode.ProtoUDP || f.Proto == decode.ProtoSCTP
-	j.IP("src_ip", f.SrcIP)
+	b = append(b, `,"src_ip":"`...)
+	b = AppendIP(b, f.SrcIP)
+	b = append(b, '"')
 	if ports {
-		j.Uint("src_port", uint64(f.SrcPort))
+		b = append(b, `,"src_port":`...)
+		b = strconv.AppendUint(b, uint64(f.SrcPort), 10)
 	}
-	j.IP("dest_ip", f.DstIP)
+	b = append(b, `,"dest_ip":"`...)
+	b = AppendIP(b, f.DstIP)
+	b = append(b, '"')
 	if ports {
-		j.Uint("dest_port", uint64(f.DstPort))
+		b = append(b, `,"dest_port":`...)
+		b = strconv.AppendUint(b, uint64(f.DstPort), 10)
 	}
-	j.Uint("ip_v", uint64(f.IPv))
-	j.String("proto", protoName(f.Proto))
+	b = append(b, `,"ip_v":`...)
+	b = strconv.AppendUint(b, uint64(f.IPv), 10)
+	b = append(b, `,"proto":"`...)
+	b = append(b, protoName(f.Proto)...)
+	b = append(b, '"')
 	if f.Proto == decode.ProtoICMP || f.Proto == decode.ProtoICMPv6 {
-		j.Uint("icmp_type", uint64(f.ICMPType))
-		j.Uint("icmp_code", uint64(f.ICMPCode))
+		b = append(b, `,"icmp_type":`...)
+		b = strconv.AppendUint(b, uint64(f.ICMPType), 10)
+		b = append(b, `,"icmp_code":`...)
+		b = strconv.AppendUint(b, uint64(f.ICMPCode), 10)
 		if f.PktsToClient > 0 {
-			j.Uint("response_icmp_type", uint64(f.RespICMPType))
-			j.Uint("response_icmp_code", uint64(f.RespICMPCode))
+			b = append(b, `,"response_icmp_type":`...)
+			b = strconv.AppendUint(b, uint64(f.RespICMPType), 10)
+			b = append(b, `,"response_icmp_code":`...)
+			b = strconv.AppendUint(b, uint64(f.RespICMPCode), 10)
 		}
 	}
-	j.Object("flow")
-	flowCounters(j, f)
-	j.Time("end", f.Last)
-	j.Int("age", f.Age())
-	j.String("state", f.State.String())
-	j.String("reason", f.EndReason.String())
-	j.Bool("alerted", f.Alerted)
+	b = append(b, `,"flow":{"pkts_toserver":`...)
+	b = strconv.AppendUint(b, f.PktsToServer, 10)
+	b = append(b, `,"pkts_toclient":`...)
+	b = strconv.AppendUint(b, f.PktsToClient, 10)
+	b = append(b, `,"bytes_toserver":`...)
+	b = strconv.AppendUint(b, f.BytesToServer, 10)
+	b = append(b, `,"bytes_toclient":`...)
+	b = strconv.AppendUint(b, f.BytesToClient, 10)
+	b = append(b, `,"start":"`...)
+	b = j.clock.appendTime(b, f.Start)
+	b = append(b, `","end":"`...)
+	b = j.clock.appendTime(b, f.Last())
+	b = append(b, `","age":`...)
+	b = strconv.AppendInt(b, f.Age(), 10)
+	b = append(b, `,"state":"`...)
+	b = append(b, f.State.String()...)
+	b = append(b, `","reason":"`...)
+	b = append(b, f.EndReason.String()...)
+	b = append(b, `","alerted":`...)
+	b = strconv.AppendBool(b, f.Alerted)
 	if a := f.Action.String(); a != "" {
-		j.String("action", a)
+		b = append(b, `,"action":"`...)
+		b = append(b, a...)
+		b = append(b, '"')
 	}
-	j.Close('}')
+	b = append(b, '}')
 	if f.Proto == decode.ProtoTCP {
 		t := &f.TCP
-		j.Object("tcp")
-		j.String("tcp_flags", hex2(t.Flags))
-		j.String("tcp_flags_ts", hex2(t.ClientFlags))
-		j.String("tcp_flags_tc", hex2(t.ServerFlags))
-		tcpFlagBools(j, t.Flags)
-		if t.Session {
-			j.String("state", t.State.String())
-			j.Uint("ts_max_regions", 1)
-			j.Uint("tc_max_regions", 1)
+		b = append(b, `,"tcp":{"tcp_flags":"`...)
+		b = append(b, hex2(t.Flags)...)
+		b = append(b, `","tcp_flags_ts":"`...)
+		b = append(b, hex2(t.ClientFlags)...)
+		b = append(b, `","tcp_flags_tc":"`...)
+		b = append(b, hex2(t.ServerFlags)...)
+		b = append(b, '"')
+		for _, n := range tcpFlagNames {
+			if t.Flags&n.bit != 0 {
+				b = append(b, n.member...)
+			}
 		}
-		j.Close('}')
+		if t.Session {
+			b = append(b, `,"state":"`...)
+			b = append(b, t.State.String()...)
+			b = append(b, `","ts_max_regions":1,"tc_max_regions":1`...)
+		}
+		b = append(b, '}')
 	}
-	j.End()
+	j.B = append(b, '}')
+}
+
+// tcpFlagNames are the flags EveTcpFlags writes, in its order, with their JSON members.
+var tcpFlagNames = [...]struct {
+	bit    uint8
+	member string
+}{
+	{decode.TCPFlagSYN, `,"syn":true`}, {decode.TCPFlagFIN, `,"fin":true`}, {decode.TCPFlagRST, `,"rst":true`},
+	{decode.TCPFlagPSH, `,"psh":true`}, {decode.TCPFlagACK, `,"ack":true`}, {decode.TCPFlagURG, `,"urg":true`},
+	{decode.TCPFlagECE, `,"ecn":true`}, {decode.TCPFlagCWR, `,"cwr":true`},
 }
 
 // flowCounters writes the members Suricata's EveAddFlow writes: counters and start time.
@@ -141,20 +196,3 @@ func init() {
 }
 
 func hex2(v uint8) string { return hexBytes[v] }
-
-// tcpFlagBools writes one true member per flag set, as Suricata's EveTcpFlags.
-func tcpFlagBools(j *JSON, fl uint8) {
-	names := [...]struct {
-		bit  uint8
-		name string
-	}{
-		{decode.TCPFlagSYN, "syn"}, {decode.TCPFlagFIN, "fin"}, {decode.TCPFlagRST, "rst"},
-		{decode.TCPFlagPSH, "psh"}, {decode.TCPFlagACK, "ack"}, {decode.TCPFlagURG, "urg"},
-		{decode.TCPFlagECE, "ecn"}, {decode.TCPFlagCWR, "cwr"},
-	}
-	for _, n := range names {
-		if fl&n.bit != 0 {
-			j.Bool(n.name, true)
-		}
-	}
-}

@@ -91,7 +91,7 @@ func samplePacket() *decode.Packet {
 
 func sampleFlow(p *decode.Packet) *flow.Flow {
 	return &flow.Flow{Hash: 0xabcdef, SrcIP: p.SrcIP, DstIP: p.DstIP, SrcPort: p.SrcPort, DstPort: p.DstPort,
-		Proto: p.IPProto, IPv: 4, Start: p.Timestamp.Add(-time.Second), Last: p.Timestamp,
+		Proto: p.IPProto, IPv: 4, Start: p.Timestamp.Add(-time.Second), LastUnixNano: p.Timestamp.UnixNano(),
 		PktsToServer: 3, PktsToClient: 2, BytesToServer: 300, BytesToClient: 200,
 		State: flow.StateEstablished, EndReason: flow.EndShutdown,
 		TCP: flow.TCPState{Session: true, State: flow.TCPEstablished, Flags: 0x1b, ClientFlags: 0x1b, ServerFlags: 0x12}}

@@ -1,19 +1,19 @@
 package output
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"sync"
 )
 
-// Writer is one log file shared by all workers. Workers hand it whole lines in chunks, so
-// lines never interleave; Flush and Close push everything to the file.
+// Writer is one log file shared by all workers. Workers collect lines in their own Buffers
+// and hand them over in large chunks of whole lines, which the Writer writes straight to the
+// file (one copy, no second buffer), so lines never interleave and nothing waits in memory
+// once a chunk is handed over.
 type Writer struct {
 	mu   sync.Mutex
 	path string
 	f    *os.File
-	w    *bufio.Writer
 	err  error
 }
 
@@ -30,7 +30,7 @@ func OpenWriter(path string, appendMode bool) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("output: open log file: %w", err)
 	}
-	return &Writer{path: path, f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
+	return &Writer{path: path, f: f}, nil
 }
 
 // Path returns the file's path.
@@ -40,31 +40,19 @@ func (w *Writer) Path() string { return w.path }
 func (w *Writer) Write(lines []byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.err == nil {
-		if _, err := w.w.Write(lines); err != nil {
+	if w.err == nil && w.f != nil {
+		if _, err := w.f.Write(lines); err != nil {
 			w.err = fmt.Errorf("output: write %s: %w", w.path, err)
 		}
 	}
 	return w.err
 }
 
-// Flush pushes buffered lines to the file.
-func (w *Writer) Flush() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.err == nil {
-		if err := w.w.Flush(); err != nil {
-			w.err = fmt.Errorf("output: flush %s: %w", w.path, err)
-		}
-	}
-	return w.err
-}
-
-// Close flushes and closes the file.
+// Close closes the file. Buffers must be flushed first.
 func (w *Writer) Close() error {
-	err := w.Flush()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	err := w.err
 	if w.f != nil {
 		if cerr := w.f.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("output: close %s: %w", w.path, cerr)

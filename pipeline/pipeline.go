@@ -108,9 +108,8 @@ func Run(ctx context.Context, src capture.Source, cfg Config) (*Result, error) {
 		interrupted, last, err = runWorkers(ctx, src, workers, pool, &cfg)
 	}
 	runtime.ReadMemStats(&ms1)
-	elapsed := time.Since(start)
 
-	res := &Result{Elapsed: elapsed, Interrupted: interrupted}
+	res := &Result{Interrupted: interrupted}
 	for _, w := range workers {
 		res.Packets += w.packets
 		res.Bytes += w.bytes
@@ -124,6 +123,10 @@ func Run(ctx context.Context, src capture.Source, cfg Config) (*Result, error) {
 		w.flows.ExpireAt(last)
 		w.flows.Shutdown()
 	}
+	// Elapsed covers the packet loop and the end-of-capture work (ending and logging the
+	// remaining flows), not start-up.
+	elapsed := time.Since(start)
+	res.Elapsed = elapsed
 	res.Stats = collectStats(workers, &cfg)
 	res.Alerts = res.Stats.Value("detect.alert")
 	res.Flows = res.Stats.Value("flow.total")

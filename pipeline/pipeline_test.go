@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"io"
+	"os"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/defrag"
 	"github.com/meerkat-ids/meerkat/flow"
+	"github.com/meerkat-ids/meerkat/output"
 )
 
 // frame builds an Ethernet/IPv4/TCP frame (checksums left zero: tests run with ChecksumNone).
@@ -170,5 +172,63 @@ func BenchmarkWorkerProcess(b *testing.B) {
 	for b.Loop() {
 		w.process(&frames[i%len(frames)])
 		i++
+	}
+}
+
+// BenchmarkReplayFile runs the frames of the capture named by MEERKAT_BENCH_PCAP through one
+// worker from memory (no I/O on the read side), to split the cost of a replay into stages.
+// Sub-benchmarks: decode only, decode+flow, decode+flow+flow records to /dev/null.
+func BenchmarkReplayFile(b *testing.B) {
+	path := os.Getenv("MEERKAT_BENCH_PCAP")
+	if path == "" {
+		b.Skip("set MEERKAT_BENCH_PCAP to a capture file")
+	}
+	src, err := capture.OpenFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var frames []capture.Frame
+	for {
+		var fr capture.Frame
+		if err := src.Next(&fr); err != nil {
+			break
+		}
+		fr.Data = append([]byte(nil), fr.Data...)
+		frames = append(frames, fr)
+	}
+	devnull, err := output.OpenWriter(os.DevNull, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []string{"read", "decode", "decode+flow", "decode+flow+eve"} {
+		for _, ck := range []decode.ChecksumMode{decode.ChecksumNone, decode.ChecksumAll} {
+			name := mode + map[decode.ChecksumMode]string{decode.ChecksumNone: "/k-none", decode.ChecksumAll: "/k-all"}[ck]
+			b.Run(name, func(b *testing.B) {
+				cfg := testConfig(RunmodeSingle)
+				cfg.Checksums = ck
+				cfg.FlowHashSize, cfg.FlowPrealloc = 65536, 10000
+				if mode == "decode+flow+eve" {
+					cfg.Outputs = Outputs{EVE: devnull, EVEFlow: true}
+				}
+				var sum byte
+				for b.Loop() {
+					w := newWorker(0, 1, &cfg)
+					for i := range frames {
+						switch mode {
+						case "read":
+							sum ^= frames[i].Data[0]
+						case "decode":
+							w.dec.Decode(&w.pkt, frames[i].LinkType, frames[i].Data)
+						default:
+							w.process(&frames[i])
+						}
+					}
+					w.flows.ExpireAt(w.flows.Now())
+					w.flows.Shutdown()
+					w.flush()
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(frames)), "ns/pkt")
+			})
+		}
 	}
 }

@@ -81,7 +81,7 @@ func execute(o *options, stdout, stderr io.Writer) error {
 		return fail("firewall mode is not implemented yet (issue #6)")
 	}
 
-	cfg, err := loadConfig(o)
+	cfg, err := loadConfig(o, stderr)
 	if err != nil {
 		return err
 	}
@@ -176,16 +176,29 @@ func execute(o *options, stdout, stderr io.Writer) error {
 
 func warn(w io.Writer, msg string) { fmt.Fprintf(w, "meerkat: warning: %s\n", msg) }
 
-// loadConfig reads -c (or the built-in defaults), then --include files, then --set values.
-func loadConfig(o *options) (*config.Config, error) {
+// DefaultConfigFile is read when -c is not given, as Suricata reads
+// /etc/suricata/suricata.yaml. When it does not exist either, Meerkat runs on its built-in
+// defaults, which (like Suricata's defaults for an empty file) have no outputs.
+const DefaultConfigFile = "/etc/meerkat/suricata.yaml"
+
+// loadConfig reads -c (or DefaultConfigFile, or the built-in defaults), then --include files,
+// then --set values.
+func loadConfig(o *options, stderr io.Writer) (*config.Config, error) {
+	path := o.configFile
+	if path == "" {
+		if _, err := os.Stat(DefaultConfigFile); err == nil {
+			path = DefaultConfigFile
+		}
+	}
 	var cfg *config.Config
-	if o.configFile != "" {
-		c, err := config.Load(o.configFile)
+	if path != "" {
+		c, err := config.Load(path)
 		if err != nil {
 			return nil, &startupError{err}
 		}
 		cfg = c
 	} else {
+		warn(stderr, "no configuration file (-c, or "+DefaultConfigFile+"): using built-in defaults, which write no logs")
 		cfg = config.LoadDefault()
 	}
 	for _, inc := range o.includes {
@@ -325,7 +338,7 @@ func pipelineConfig(st *config.Settings, rm pipeline.Runmode, o *options, outs p
 	maxFlows := int(st.Flow.Memcap / uint64(flow.FlowSize))
 	pc := pipeline.Config{
 		Runmode:   rm,
-		Checksums: decode.ChecksumAll,
+		Checksums: decode.ChecksumTCP, // what Suricata validates per packet (its stream engine)
 		Flow: flow.Config{
 			MaxFlows:     max(maxFlows, 1),
 			TCP:          toFlowTimeouts(st.FlowTimeouts.TCP),
