@@ -79,7 +79,7 @@ for cap in "${captures[@]}"; do
 		fi
 		awk '/^packets\/s:/ {print $2}' "$work/meerkat.err" >> "$work/b.txt"
 		echo "$mp $t0 $t1" | awk '{printf "%.0f\n", $1/(($3-$2)/1e9)}' >> "$work/bw.txt"
-		awk -F': ' '/^heap allocations per packet:/ {print $2}' "$work/meerkat.err" >> "$work/allocs.txt"
+		awk '/^heap allocations per packet:/ {print $5}' "$work/meerkat.err" >> "$work/allocs.txt"
 	done
 	a=$(median < "$work/a.txt")
 	b=$(median < "$work/b.txt")

@@ -208,14 +208,13 @@ func (t *Table) Packet(p *decode.Packet) (*Flow, Direction) {
 }
 
 func (t *Table) newFlow(k Key, h uint32, p *decode.Packet) *Flow {
-	var f *Flow
-	if n := len(t.free); n > 0 {
-		f = t.free[n-1]
-		t.free = t.free[:n-1]
-		*f = Flow{}
-	} else {
-		f = new(Flow)
+	if len(t.free) == 0 {
+		t.refill()
 	}
+	n := len(t.free)
+	f := t.free[n-1]
+	t.free = t.free[:n-1]
+	*f = Flow{}
 	f.Key = k
 	f.Hash = h
 	f.SrcIP, f.DstIP = p.SrcIP, p.DstIP
@@ -246,6 +245,18 @@ func (t *Table) newFlow(k Key, h uint32, p *decode.Packet) *Flow {
 		t.Counters.Other++
 	}
 	return f
+}
+
+// flowBlock is how many flows the table allocates at once when its free list runs dry, so a
+// growing table costs one allocation per block rather than one per flow.
+const flowBlock = 256
+
+func (t *Table) refill() {
+	n := min(flowBlock, max(t.cfg.MaxFlows-t.flows.n, 1))
+	block := make([]Flow, n)
+	for i := range block {
+		t.free = append(t.free, &block[i])
+	}
 }
 
 // direction follows Suricata's FlowGetPacketDirection: ports decide when they differ,

@@ -69,6 +69,8 @@ type Result struct {
 	// AllocsPerPacket is the number of heap allocations per packet measured over the packet
 	// loop (runtime.MemStats.Mallocs before and after).
 	AllocsPerPacket float64
+	// Allocs is the number of heap allocations made during the packet loop.
+	Allocs uint64
 	Stats           *output.Stats
 	Flows           uint64
 	// Interrupted is true when the run was stopped by its context before the end of capture.
@@ -115,7 +117,8 @@ func Run(ctx context.Context, src capture.Source, cfg Config) (*Result, error) {
 		res.Bytes += w.bytes
 	}
 	if res.Packets > 0 {
-		res.AllocsPerPacket = float64(ms1.Mallocs-ms0.Mallocs) / float64(res.Packets)
+		res.Allocs = ms1.Mallocs - ms0.Mallocs
+		res.AllocsPerPacket = float64(res.Allocs) / float64(res.Packets)
 	}
 	// End of capture: flows whose timeout passed by the last packet of the whole capture end
 	// with reason "timeout", the rest with "shutdown", in every worker alike.

@@ -393,7 +393,7 @@ func printSummary(w io.Writer, r *pipeline.Result) {
 	fmt.Fprintf(w, "flows: %d\n", r.Flows)
 	fmt.Fprintf(w, "alerts: %d\n", r.Alerts)
 	fmt.Fprintf(w, "drops: %d\n", r.Drops)
-	fmt.Fprintf(w, "heap allocations per packet: %.4f\n", r.AllocsPerPacket)
+	fmt.Fprintf(w, "heap allocations per packet: %.4f (%d allocations in the packet loop)\n", r.AllocsPerPacket, r.Allocs)
 }
 
 func printBuildInfo(w io.Writer) {
