@@ -10,6 +10,24 @@ import (
 // 2^16-1, the end-around-carry sum of 64-bit words folds to the same 16-bit sum.
 func onesSum(b []byte, acc uint64) uint64 {
 	var carry uint64
+	if len(b) >= 64 {
+		// Two independent carry chains let the CPU add them in parallel; they are joined
+		// with an end-around carry, which keeps the ones' complement sum.
+		var acc2, carry2 uint64
+		for len(b) >= 64 {
+			acc, carry = bits.Add64(acc, binary.BigEndian.Uint64(b[0:8]), carry)
+			acc2, carry2 = bits.Add64(acc2, binary.BigEndian.Uint64(b[8:16]), carry2)
+			acc, carry = bits.Add64(acc, binary.BigEndian.Uint64(b[16:24]), carry)
+			acc2, carry2 = bits.Add64(acc2, binary.BigEndian.Uint64(b[24:32]), carry2)
+			acc, carry = bits.Add64(acc, binary.BigEndian.Uint64(b[32:40]), carry)
+			acc2, carry2 = bits.Add64(acc2, binary.BigEndian.Uint64(b[40:48]), carry2)
+			acc, carry = bits.Add64(acc, binary.BigEndian.Uint64(b[48:56]), carry)
+			acc2, carry2 = bits.Add64(acc2, binary.BigEndian.Uint64(b[56:64]), carry2)
+			b = b[64:]
+		}
+		acc, carry = bits.Add64(acc, acc2, carry)
+		acc, carry = bits.Add64(acc, carry2, carry)
+	}
 	for len(b) >= 32 {
 		acc, carry = bits.Add64(acc, binary.BigEndian.Uint64(b[0:8]), carry)
 		acc, carry = bits.Add64(acc, binary.BigEndian.Uint64(b[8:16]), carry)

@@ -673,7 +673,20 @@ func TestOnesSum(t *testing.T) {
 	for i := range ones {
 		ones[i] = 0xff
 	}
-	for _, b := range [][]byte{buf, ones} {
+	// Long buffers exercise the two-chain loop: random bytes, and nearly all ones so that
+	// carries happen in both chains.
+	long := make([]byte, 3000)
+	for i := range long {
+		long[i] = byte(i*i*7 + i*13 + 5)
+	}
+	longOnes := make([]byte, 1500)
+	for i := range longOnes {
+		longOnes[i] = 0xff
+		if i%97 == 0 {
+			longOnes[i] = 0xfe
+		}
+	}
+	for _, b := range [][]byte{buf, ones, long, longOnes} {
 		for n := 0; n <= len(b); n++ {
 			if got, want := fold(onesSum(b[:n], 0)), ref(b[:n]); got != want {
 				t.Fatalf("len %d: %#x, want %#x", n, got, want)

@@ -75,6 +75,7 @@ type Table struct {
 	now      int64 // latest packet time seen, Unix nanoseconds
 	nextScan int64
 	lists    [12]flowList
+	last     *Flow // the flow of the previous packet
 	Counters Counters
 }
 
@@ -108,21 +109,31 @@ func (t *Table) Len() int { return t.flows.n }
 func (t *Table) Now() time.Time { return time.Unix(0, t.now) }
 
 // KeyOf builds the direction-independent key of a decoded packet. ok is false for packets that
-// do not belong to a flow (no IP header, ICMPv4 error messages).
+// do not belong to a flow (no IP header, fragments, ICMPv4 error messages, transport headers
+// that failed to decode).
 func (t *Table) KeyOf(p *decode.Packet) (k Key, ok bool) {
-	if p.IPVersion == 0 || p.IsFragment {
+	if !t.wantsFlow(p) {
 		return k, false
+	}
+	return t.key(p), true
+}
+
+// wantsFlow reports whether p gets a flow at all.
+func (t *Table) wantsFlow(p *decode.Packet) bool {
+	if p.IPVersion == 0 || p.IsFragment {
+		return false
 	}
 	switch p.IPProto {
-	case decode.ProtoTCP, decode.ProtoUDP, decode.ProtoSCTP, decode.ProtoICMP, decode.ProtoICMPv6:
+	case decode.ProtoTCP, decode.ProtoUDP, decode.ProtoSCTP, decode.ProtoICMPv6:
 		// Like Suricata, these get a flow only once their header decoded cleanly.
-		if !p.HasL4 {
-			return k, false
-		}
+		return p.HasL4
+	case decode.ProtoICMP:
+		return p.HasL4 && !isICMPv4Error(p.ICMPType)
 	}
-	if p.IPProto == decode.ProtoICMP && p.HasL4 && isICMPv4Error(p.ICMPType) {
-		return k, false
-	}
+	return true
+}
+
+func (t *Table) key(p *decode.Packet) (k Key) {
 	var sp, dp uint16
 	if p.HasPorts() {
 		sp, dp = p.SrcPort, p.DstPort
@@ -138,7 +149,7 @@ func (t *Table) KeyOf(p *decode.Packet) (k Key, ok bool) {
 	} else {
 		k.LoAddr, k.LoPort, k.HiAddr, k.HiPort = dst, dp, src, sp
 	}
-	return k, true
+	return k
 }
 
 func less(a *[16]byte, ap uint16, b *[16]byte, bp uint16) bool {
@@ -177,10 +188,19 @@ func (t *Table) Packet(p *decode.Packet) (*Flow, Direction) {
 		t.sweep(false)
 		t.nextScan = t.now + int64(sweepInterval)
 	}
-	k, ok := t.KeyOf(p)
-	if !ok {
+	if !t.wantsFlow(p) {
 		return nil, ToServer
 	}
+	// Packets of one flow often come in runs: check the previous packet's flow before
+	// building and hashing the key.
+	if f := t.last; f != nil && t.now <= f.timeoutAt && t.samePacketFlow(f, p) {
+		dir := f.direction(p)
+		f.update(p, ts, dir, t.cfg.Midstream)
+		f.timeoutAt = f.LastUnixNano + int64(t.timeout(f, false))
+		t.touch(f)
+		return f, dir
+	}
+	k := t.key(p)
 	h := hashKey(&k)
 	f := t.flows.find(h, &k)
 	if f != nil && t.now > f.timeoutAt {
@@ -204,7 +224,22 @@ func (t *Table) Packet(p *decode.Packet) (*Flow, Direction) {
 	f.update(p, ts, dir, t.cfg.Midstream)
 	f.timeoutAt = f.LastUnixNano + int64(t.timeout(f, false))
 	t.touch(f)
+	t.last = f
 	return f, dir
+}
+
+// samePacketFlow reports whether p belongs to f, comparing the packet's tuple with the flow's
+// in either direction: what comparing keys decides, without building the key.
+func (t *Table) samePacketFlow(f *Flow, p *decode.Packet) bool {
+	if p.IPProto != f.Proto || t.cfg.VLANTracking && p.VLAN != f.VLAN {
+		return false
+	}
+	var sp, dp uint16
+	if p.HasPorts() {
+		sp, dp = p.SrcPort, p.DstPort
+	}
+	return p.SrcIP == f.SrcIP && p.DstIP == f.DstIP && sp == f.SrcPort && dp == f.DstPort ||
+		p.SrcIP == f.DstIP && p.DstIP == f.SrcIP && sp == f.DstPort && dp == f.SrcPort
 }
 
 func (t *Table) newFlow(k Key, h uint32, p *decode.Packet) *Flow {
@@ -462,6 +497,9 @@ func (t *Table) ExpireAt(now time.Time) {
 }
 
 func (t *Table) end(f *Flow) {
+	if t.last == f {
+		t.last = nil
+	}
 	if f.listed {
 		t.lists[f.class].remove(f)
 		f.listed = false
@@ -484,23 +522,19 @@ func (t *Table) Shutdown() {
 	})
 }
 
-// hashKey is a symmetric hash of the key (the key is already direction-independent). It feeds
-// the flow_id; it is deterministic so that runs are reproducible.
+// hashKey hashes the key (already direction-independent, so both directions hash alike). It
+// feeds the index and the flow_id, and is deterministic so runs are reproducible. The words
+// are multiplied by independent odd constants and combined before one final mix, so the
+// multiplications run in parallel instead of in a chain.
 func hashKey(k *Key) uint32 {
-	h := uint64(14695981039346656037)
-	mix := func(v uint64) {
-		h ^= v
-		h *= 1099511628211
-		h ^= h >> 29
-	}
 	a, b := &k.LoAddr, &k.HiAddr
-	for i := 0; i < 16; i += 8 {
-		mix(le64(a[i:]))
-		mix(le64(b[i:]))
-	}
-	mix(uint64(k.LoPort)<<32 | uint64(k.HiPort)<<16 | uint64(k.Proto))
-	mix(uint64(k.VLAN[0])<<32 | uint64(k.VLAN[1])<<16 | uint64(k.VLAN[2]))
-	return uint32(h ^ h>>32)
+	h := le64(a[0:])*0x9e3779b97f4a7c15 ^ le64(a[8:])*0xc2b2ae3d27d4eb4f ^
+		le64(b[0:])*0x165667b19e3779f9 ^ le64(b[8:])*0xd6e8feb86659fd93 ^
+		(uint64(k.LoPort)<<40|uint64(k.HiPort)<<24|uint64(k.Proto)<<8|uint64(k.Family))*0xff51afd7ed558ccd ^
+		(uint64(k.VLAN[0])<<32|uint64(k.VLAN[1])<<16|uint64(k.VLAN[2]))*0xc4ceb9fe1a85ec53
+	h ^= h >> 32
+	h *= 0x9e3779b97f4a7c15
+	return uint32(h >> 32)
 }
 
 func le64(b []byte) uint64 {

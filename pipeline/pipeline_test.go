@@ -206,7 +206,7 @@ func BenchmarkReplayFile(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				cfg := testConfig(RunmodeSingle)
 				cfg.Checksums = ck
-				cfg.FlowHashSize, cfg.FlowPrealloc = 65536, 10000
+				cfg.FlowHashSize, cfg.FlowPrealloc = 1024, 64
 				if mode == "decode+flow+eve" {
 					cfg.Outputs = Outputs{EVE: devnull, EVEFlow: true}
 				}

@@ -63,7 +63,19 @@ func TestGoldenFlowAndStats(t *testing.T) {
 				t.Fatalf("%v (MEERKAT_UPDATE_GOLDEN=1 creates it)", err)
 			}
 			if string(want) != got {
-				t.Errorf("%s differs from the golden file:\ngot:\n%s\nwant:\n%s", name, got, want)
+				gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+				for i := 0; i < max(len(gl), len(wl)); i++ {
+					var g, w string
+					if i < len(gl) {
+						g = gl[i]
+					}
+					if i < len(wl) {
+						w = wl[i]
+					}
+					if g != w {
+						t.Errorf("%s line %d differs from the golden file:\ngot:  %s\nwant: %s", name, i+1, g, w)
+					}
+				}
 			}
 		})
 	}
