@@ -71,8 +71,8 @@ type Result struct {
 	AllocsPerPacket float64
 	// Allocs is the number of heap allocations made during the packet loop.
 	Allocs uint64
-	Stats           *output.Stats
-	Flows           uint64
+	Stats  *output.Stats
+	Flows  uint64
 	// Interrupted is true when the run was stopped by its context before the end of capture.
 	Interrupted bool
 }
