@@ -261,3 +261,20 @@ func BenchmarkFlowRecord(b *testing.B) {
 		FlowRecord(&j, f, f.Ended)
 	}
 }
+
+// FuzzJSONString checks that any string, valid UTF-8 or not, becomes one valid JSON string.
+func FuzzJSONString(f *testing.F) {
+	for _, s := range []string{"", "plain", "q\"b\\", "\x00\x1f\x7f", "caf\xc3\xa9", "\xff\xfe", "\xe2\x82"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b := AppendJSONString(nil, s)
+		var out string
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatalf("%q -> %s: %v", s, b, err)
+		}
+		if bytes := appendJSONBytes(nil, []byte(s)); string(bytes) != string(b) {
+			t.Fatalf("string and bytes encoders differ for %q", s)
+		}
+	})
+}
