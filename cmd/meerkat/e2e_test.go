@@ -255,6 +255,19 @@ func TestStartupErrors(t *testing.T) {
 	}
 }
 
+func TestVerbose(t *testing.T) {
+	r := runMeerkat(t, "-vv", "-c", "suricata.yaml", "-r", "pcaps/sample.pcap", "--runmode", "single")
+	for _, want := range []string{"info: configuration: suricata.yaml", "runmode single (1 worker(s))", "checksums: TCP"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("-vv output lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	quiet := runMeerkat(t, "-c", "suricata.yaml", "-r", "pcaps/sample.pcap", "--runmode", "single")
+	if strings.Contains(quiet.stderr, "info:") {
+		t.Errorf("info lines without -v:\n%s", quiet.stderr)
+	}
+}
+
 func TestInfoCommands(t *testing.T) {
 	for _, args := range [][]string{{"-V"}, {"--build-info"}, {"-c", "suricata.yaml", "--dump-config"}, {"-c", "suricata.yaml", "-T"}} {
 		cmd := exec.Command(binPath, args...)

@@ -146,6 +146,19 @@ func execute(o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 	pc := pipelineConfig(st, runmode, o, outs, stderr)
+	if o.verbose > 0 {
+		info := func(format string, a ...any) { fmt.Fprintf(stderr, "meerkat: info: "+format+"\n", a...) }
+		info("configuration: %s", configName(o))
+		workers := 1
+		if runmode != pipeline.RunmodeSingle {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		info("reading %s; runmode %s (%d worker(s)); log directory %s", o.readPath, runmode, workers, logDir)
+		info("eve-log: %v (flow %v, stats %v); fast.log: %v", outs.EVE != nil, outs.EVEFlow, outs.EVEStats, outs.Fast != nil)
+		info("flow: at most %d flows, hash size %d, prealloc %d; checksums: %v",
+			pc.Flow.MaxFlows, pc.FlowHashSize, pc.FlowPrealloc, map[decode.ChecksumMode]string{
+				decode.ChecksumTCP: "TCP (-k all)", decode.ChecksumNone: "none (-k none)", decode.ChecksumAll: "all"}[pc.Checksums])
+	}
 
 	// MEERKAT_CPUPROFILE=<file> writes a CPU profile of the run (for `go tool pprof`).
 	if path := os.Getenv("MEERKAT_CPUPROFILE"); path != "" {
@@ -175,6 +188,22 @@ func execute(o *options, stdout, stderr io.Writer) error {
 }
 
 func warn(w io.Writer, msg string) { fmt.Fprintf(w, "meerkat: warning: %s\n", msg) }
+
+// configName says which configuration a run uses, for -v.
+func configName(o *options) string {
+	switch {
+	case o.configFile != "":
+		return o.configFile
+	case fileExists(DefaultConfigFile):
+		return DefaultConfigFile
+	}
+	return "built-in defaults"
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
 
 // DefaultConfigFile is read when -c is not given, as Suricata reads
 // /etc/suricata/suricata.yaml. When it does not exist either, Meerkat runs on its built-in
