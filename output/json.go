@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // JSON appends one JSON document to a byte buffer, keeping keys in the order they are added.
@@ -205,29 +206,10 @@ func AppendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// appendJSONBytes is AppendJSONString for a byte slice. It reads the bytes in place through
+// an unsafe string view, which does not outlive the call.
 func appendJSONBytes(b []byte, s []byte) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			b = append(b, c)
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRune(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
-			} else {
-				b = append(b, s[i:i+size]...)
-			}
-			i += size
-			continue
-		}
-		b = appendEscape(b, c)
-		i++
-	}
-	return append(b, '"')
+	return AppendJSONString(b, unsafe.String(unsafe.SliceData(s), len(s)))
 }
 
 func appendEscape(b []byte, c byte) []byte {
