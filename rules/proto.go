@@ -1,0 +1,265 @@
+package rules
+
+import (
+	"slices"
+	"strings"
+)
+
+// Protocol is the protocol field of a rule header.
+type Protocol struct {
+	// Name is the protocol as written, lower-cased for the built-in names ("tcp", "ip",
+	// "tcp-pkt"); for app-layer protocols it is the name as written ("http1", "dns").
+	Name string
+	// AppProto is the app-layer protocol when Name is one ("http", "dns", ...; "ikev2" is
+	// reported as "ike"), "" otherwise.
+	AppProto string
+	// IPProtos lists the IP protocol numbers the rule applies to; nil means any IP protocol.
+	IPProtos []uint8
+	// IPv4Only and IPv6Only are set by ipv4/ip4 and ipv6/ip6.
+	IPv4Only bool
+	IPv6Only bool
+	// OnlyPacket and OnlyStream are set by tcp-pkt and tcp-stream.
+	OnlyPacket bool
+	OnlyStream bool
+	// Hook is the hook of the proto:hook form ("" when none); HookLTE is set by the '<'
+	// prefix of firewall app hooks ("tls:<client_hello_done").
+	Hook    string
+	HookLTE bool
+	// AppHook is set when Hook is an app-layer state (the rule is then an app_tx rule);
+	// HookToServer and HookToClient give the direction the hook implies.
+	AppHook      bool
+	HookToServer bool
+	HookToClient bool
+}
+
+// IP protocol numbers used by protocols.
+const (
+	protoICMP   = 1
+	protoTCP    = 6
+	protoUDP    = 17
+	protoICMPv6 = 58
+	protoSCTP   = 132
+)
+
+// appProto describes an app-layer protocol that rules may name.
+type appProto struct {
+	ipprotos []uint8
+	// toServer and toClient are the named states of the protocol's transactions that can be
+	// used as hooks, besides the generic request_started/... names.
+	toServer, toClient []string
+}
+
+var tcpUDP = []uint8{protoTCP, protoUDP}
+
+// appProtos are the app-layer protocol names of Suricata 8.0 (AppLayerGetProtoByName).
+var appProtos = map[string]appProto{
+	"http":  {ipprotos: []uint8{protoTCP}},
+	"http1": {ipprotos: []uint8{protoTCP}, toServer: []string{"request_line", "request_headers", "request_body", "request_trailer"}, toClient: []string{"response_line", "response_headers", "response_body", "response_trailer"}},
+	"http2": {ipprotos: []uint8{protoTCP}},
+	"ftp":   {ipprotos: []uint8{protoTCP}}, "ftp-data": {ipprotos: []uint8{protoTCP}},
+	"smtp": {ipprotos: []uint8{protoTCP}},
+	"tls": {ipprotos: []uint8{protoTCP}, toServer: []string{"client_in_progress", "client_hello_done", "client_cert_done", "client_handshake_done", "client_finished"},
+		toClient: []string{"server_in_progress", "server_hello", "server_cert_done", "server_hello_done", "server_handshake_done", "server_finished"}},
+	// SSH uses the same state names in both directions; Suricata resolves them to server first.
+	"ssh":  {ipprotos: []uint8{protoTCP}, toServer: []string{"in_progress", "banner_wait_eol", "banner_done", "finished"}},
+	"imap": {ipprotos: []uint8{protoTCP}}, "smb": {ipprotos: tcpUDP}, "dcerpc": {ipprotos: tcpUDP},
+	"dns": {ipprotos: tcpUDP}, "modbus": {ipprotos: []uint8{protoTCP}}, "enip": {ipprotos: tcpUDP},
+	"dnp3": {ipprotos: []uint8{protoTCP}}, "nfs": {ipprotos: tcpUDP}, "ntp": {ipprotos: []uint8{protoUDP}},
+	"tftp": {ipprotos: []uint8{protoUDP}}, "ike": {ipprotos: []uint8{protoUDP}}, "krb5": {ipprotos: tcpUDP},
+	"quic": {ipprotos: []uint8{protoUDP}}, "dhcp": {ipprotos: []uint8{protoUDP}}, "sip": {ipprotos: tcpUDP},
+	"rfb": {ipprotos: []uint8{protoTCP}}, "mqtt": {ipprotos: []uint8{protoTCP}}, "pgsql": {ipprotos: []uint8{protoTCP}},
+	"telnet": {ipprotos: []uint8{protoTCP}}, "websocket": {ipprotos: []uint8{protoTCP}}, "ldap": {ipprotos: tcpUDP},
+	"doh2": {ipprotos: []uint8{protoTCP}}, "mdns": {ipprotos: []uint8{protoUDP}}, "rdp": {ipprotos: []uint8{protoTCP}},
+	"snmp": {ipprotos: tcpUDP}, "bittorrent-dht": {ipprotos: []uint8{protoUDP}}, "pop3": {ipprotos: []uint8{protoTCP}},
+}
+
+// appProtoAliases are alternative names of app-layer protocols (case-insensitive).
+var appProtoAliases = map[string]string{"ikev2": "ike"}
+
+// DefaultDisabledAppProtos are the app-layer protocols whose detection Suricata's stock
+// suricata.yaml leaves disabled; rules naming them fail to load.
+var DefaultDisabledAppProtos = map[string]bool{"modbus": true, "dnp3": true, "enip": true, "pgsql": true}
+
+// AppProtos returns the app-layer protocol names rules may use, sorted.
+func AppProtos() []string {
+	out := make([]string, 0, len(appProtos))
+	for k := range appProtos {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// lookupAppProto resolves an app-layer protocol name the way Suricata does: aliases are
+// matched case-insensitively, protocol names exactly.
+func lookupAppProto(name string, disabled map[string]bool) (string, bool) {
+	for alias, target := range appProtoAliases {
+		if strings.EqualFold(alias, name) {
+			name = target
+		}
+	}
+	if _, ok := appProtos[name]; !ok {
+		return "", false
+	}
+	if disabled[name] {
+		return "", false
+	}
+	if name == "http" && disabled["http1"] && disabled["http2"] {
+		return "", false
+	}
+	return name, true
+}
+
+// parseProtocol parses the protocol field, with its optional hook.
+func parseProtocol(text string, disabled map[string]bool) (Protocol, error) {
+	var p Protocol
+	if len(text) > 32 {
+		return p, kwErrf("protocol", "invalid protocol specification '%s'", text)
+	}
+	name, hook := text, ""
+	if strings.IndexByte(text, ':') >= 0 {
+		// strtok on ':': empty parts are skipped.
+		var parts []string
+		for _, s := range strings.Split(text, ":") {
+			if s != "" {
+				parts = append(parts, s)
+			}
+		}
+		if len(parts) == 0 {
+			return p, kwErrf("protocol", "invalid protocol specification '%s'", text)
+		}
+		name = parts[0]
+		if len(parts) > 1 {
+			hook = parts[1]
+		}
+	}
+	lower := strings.ToLower(name)
+	builtin := true
+	switch lower {
+	case "tcp":
+		p.IPProtos = []uint8{protoTCP}
+	case "tcp-pkt":
+		p.IPProtos = []uint8{protoTCP}
+		p.OnlyPacket = true
+	case "tcp-stream":
+		p.IPProtos = []uint8{protoTCP}
+		p.OnlyStream = true
+	case "udp":
+		p.IPProtos = []uint8{protoUDP}
+	case "icmpv4":
+		p.IPProtos = []uint8{protoICMP}
+	case "icmpv6":
+		p.IPProtos = []uint8{protoICMPv6}
+	case "icmp":
+		p.IPProtos = []uint8{protoICMP, protoICMPv6}
+	case "sctp":
+		p.IPProtos = []uint8{protoSCTP}
+	case "ipv4", "ip4":
+		p.IPv4Only = true
+	case "ipv6", "ip6":
+		p.IPv6Only = true
+	case "ip", "pkthdr":
+	default:
+		builtin = false
+	}
+	if builtin {
+		p.Name = lower
+		if hook != "" {
+			switch hook {
+			case "flow_start", "pre_flow", "pre_stream", "all":
+				p.Hook = hook
+			default:
+				return p, kwErrf("protocol", "protocol \"%s\" does not support hook \"%s\"", name, hook)
+			}
+		}
+		return p, nil
+	}
+	alp, ok := lookupAppProto(name, disabled)
+	if !ok {
+		return p, kwErrf("protocol", "protocol \"%s\" cannot be used in a signature. Either detection for this protocol is not yet supported OR detection has been disabled for protocol through the yaml option app-layer.protocols.%s.detection-enabled", name, name)
+	}
+	p.Name = name
+	p.AppProto = alp
+	p.IPProtos = slices.Clone(appProtos[alp].ipprotos)
+	if hook != "" {
+		h := hook
+		if strings.HasPrefix(h, "<") {
+			h = h[1:]
+			p.HookLTE = true
+		}
+		ap := appProtos[alp]
+		switch {
+		case h == "request_started" || h == "request_complete" || slices.Contains(ap.toServer, h):
+			p.HookToServer = true
+		case h == "response_started" || h == "response_complete" || slices.Contains(ap.toClient, h):
+			p.HookToClient = true
+		default:
+			return p, kwErrf("protocol", "protocol \"%s\" does not support hook \"%s\"", name, h)
+		}
+		p.Hook = h
+		p.AppHook = true
+	}
+	return p, nil
+}
+
+// String returns the protocol field as it is printed.
+func (p Protocol) String() string {
+	if p.Hook == "" {
+		return p.Name
+	}
+	if p.HookLTE {
+		return p.Name + ":<" + p.Hook
+	}
+	return p.Name + ":" + p.Hook
+}
+
+// appProtoCommon combines the rule's app-layer protocol with one a keyword requires
+// (Suricata's AppProtoCommon): "" when they conflict.
+func appProtoCommon(sig, kw string) string {
+	switch sig {
+	case "smb":
+		if kw == "dcerpc" {
+			return "smb"
+		}
+	case "http":
+		if kw == "http1" || kw == "http2" {
+			return kw
+		}
+	case "http1":
+		if kw == "http" {
+			return "http1"
+		}
+	case "http2":
+		if kw == "http" {
+			return "http2"
+		}
+	case "doh2":
+		if kw == "http" || kw == "http2" || kw == "dns" {
+			return "doh2"
+		}
+	}
+	if sig != kw {
+		return ""
+	}
+	return kw
+}
+
+// appProtoEquals reports whether a rule for sig applies to flows of al (AppProtoEquals).
+func appProtoEquals(sig, al string) bool {
+	if sig == al {
+		return true
+	}
+	switch sig {
+	case "dns":
+		return al == "doh2"
+	case "http2":
+		return al == "doh2"
+	case "doh2":
+		return al == "http2" || al == "dns" || al == "http"
+	case "http":
+		return al == "http1" || al == "http2"
+	case "dcerpc":
+		return al == "smb"
+	}
+	return false
+}
