@@ -145,11 +145,11 @@ func TestSampleReplayRunmodesAgree(t *testing.T) {
 
 // TestSampleFlows checks the flow records against how pcaps/gen built the capture.
 func TestSampleFlows(t *testing.T) {
-	r := runMeerkat(t, "-c", "suricata.yaml", "-r", "pcaps/sample.pcap", "--runmode", "single")
+	r := runMeerkat(t, "-c", "suricata.yaml", "-S", "rules/meerkat.rules", "-r", "pcaps/sample.pcap", "--runmode", "single")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	if !strings.Contains(r.stderr, "detection are not implemented yet") {
+	if !strings.Contains(r.stderr, "detection is not implemented yet") {
 		t.Errorf("no warning that the configured rules were not loaded:\n%s", r.stderr)
 	}
 	flows := ofType(r.eve, "flow")
@@ -211,6 +211,9 @@ func TestSampleFlows(t *testing.T) {
 	if len(stats) != 1 {
 		t.Fatalf("%d stats records", len(stats))
 	}
+	if e, ok := get(stats[0], "stats.detect.engines").([]any); !ok || len(e) != 1 || e[0].(map[string]any)["rules_loaded"] != 7.0 {
+		t.Errorf("stats.detect.engines = %v, want one engine with 7 rules loaded", get(stats[0], "stats.detect.engines"))
+	}
 	for path, want := range map[string]float64{"stats.decoder.ipv6": 5, "stats.defrag.ipv4.reassembled": 1,
 		"stats.flow.total": 7, "stats.flow.tcp": 3, "stats.decoder.vlan": 5} {
 		if got := get(stats[0], path); got != want {
@@ -239,7 +242,7 @@ func TestStartupErrors(t *testing.T) {
 		{"bad set", []string{"-r", "pcaps/sample.pcap", "--set", "novalue"}, "--set novalue"},
 		{"ips not yet", []string{"-r", "pcaps/sample.pcap", "--simulate-ips"}, "not implemented yet"},
 		{"firewall not yet", []string{"-r", "pcaps/sample.pcap", "--firewall-rules-exclusive=x.rules"}, "not implemented yet"},
-		{"keywords not yet", []string{"--list-keywords"}, "not implemented yet"},
+		{"unknown keyword listed", []string{"--list-keywords=nosuchkeyword"}, "unknown keyword"},
 		{"missing rules fatal", []string{"-r", "pcaps/sample.pcap", "-S", "no-such.rules", "--init-errors-fatal"}, "no-such.rules"},
 	}
 	for _, tc := range tests {
@@ -339,5 +342,70 @@ func TestSignalFlushesEverything(t *testing.T) {
 		if m == nil {
 			t.Errorf("%v: no summary:\n%s", sig, stderr.String())
 		}
+	}
+}
+
+// TestRuleLoading checks rule errors, counts, -T, --init-errors-fatal and --engine-analysis.
+func TestRuleLoading(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "mixed.rules")
+	os.WriteFile(bad, []byte(`alert tcp any any -> any any (msg:"good"; content:"abc"; sid:1; rev:1;)
+alert tcp any any -> any any (msg:"bad hex"; content:"|4 41|"; sid:2; rev:1;)
+# a comment
+alert tcp any any -> any any (msg:"needs 99"; requires: version >= 99; sid:3; rev:1;)
+alert udp any any -> any 53 (msg:"dns"; dns.query; content:"example"; nocase; sid:4; rev:1;)
+alert tcp any any -> any any (msg:"no sid"; content:"x";)
+`), 0o644)
+	r := runMeerkat(t, "-c", "suricata.yaml", "-S", bad, "-T")
+	if r.code != 0 {
+		t.Fatalf("-T exit %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"mixed.rules:2: sid 2: content:",
+		"1 rule files processed. 2 rules successfully loaded, 2 rules failed, 1 rules skipped",
+		"Configuration provided was successfully loaded",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("-T output lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if r := runMeerkat(t, "-c", "suricata.yaml", "-S", bad, "-T", "--init-errors-fatal"); r.code != 1 || !strings.Contains(r.stderr, "--init-errors-fatal") {
+		t.Errorf("--init-errors-fatal: exit %d\n%s", r.code, r.stderr)
+	}
+
+	logDir := t.TempDir()
+	cmd := exec.Command(binPath, "-c", "suricata.yaml", "-S", bad, "--engine-analysis", "-l", logDir)
+	cmd.Dir = repoRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("--engine-analysis: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(filepath.Join(logDir, "rules.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("rules.json has %d records, want 2:\n%s", len(lines), data)
+	}
+	var rec struct {
+		ID   uint32 `json:"id"`
+		Type string `json:"type"`
+		MPM  struct {
+			Buffer  string `json:"buffer"`
+			Pattern string `json:"pattern"`
+			Nocase  bool   `json:"nocase"`
+		} `json:"mpm"`
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.ID != 4 || rec.MPM.Buffer != "dns.query" || rec.MPM.Pattern != "example" || !rec.MPM.Nocase {
+		t.Errorf("rules.json record = %+v", rec)
+	}
+
+	cmd = exec.Command(binPath, "--list-keywords=all")
+	out, err := cmd.Output()
+	if err != nil || !strings.Contains(string(out), "content: ") || strings.Count(string(out), "\n") < 100 {
+		t.Errorf("--list-keywords=all: %v, %d lines", err, strings.Count(string(out), "\n"))
 	}
 }

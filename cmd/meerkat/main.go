@@ -72,9 +72,7 @@ func execute(o *options, stdout, stderr io.Writer) error {
 		printBuildInfo(stdout)
 		return nil
 	case o.listKeywordsSet:
-		return fail("--list-keywords is not implemented yet (the rule language is issue #3)")
-	case o.engineAnalysis:
-		return fail("--engine-analysis is not implemented yet (the rule language is issue #3)")
+		return listKeywords(stdout, o.listKeywords)
 	case o.simulateIPS:
 		return fail("--simulate-ips is not implemented yet (IPS verdicts are issue #6)")
 	case o.firewall || o.firewallExclusive != "":
@@ -106,24 +104,47 @@ func execute(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if !o.disableDetection && len(ruleFiles) > 0 {
-		warn(stderr, fmt.Sprintf("rule parsing and detection are not implemented yet (issues #3, #4): "+
-			"%d rule file(s) were checked for readability but not loaded; no alerts will be produced", len(ruleFiles)))
-	}
-	if o.testConfig {
-		fmt.Fprintln(stderr, "Configuration provided was successfully loaded. Exiting.")
-		return nil
-	}
-
-	if o.readPath == "" {
-		return fail("no packet source: use -r <file|dir> (live capture is not implemented yet)")
+	rs := &ruleSet{}
+	if !o.disableDetection {
+		if rs, err = loadRules(o, st, ruleFiles, stderr); err != nil {
+			return err
+		}
 	}
 	logDir := st.DefaultLogDir
 	if o.logDir != "" {
 		logDir = o.logDir
 	}
-	if fi, err := os.Stat(logDir); err != nil || !fi.IsDir() {
-		return fail("the log directory %q does not exist", logDir)
+	checkLogDir := func() error {
+		if fi, err := os.Stat(logDir); err != nil || !fi.IsDir() {
+			return fail("the log directory %q does not exist", logDir)
+		}
+		return nil
+	}
+	if o.engineAnalysis {
+		if err := checkLogDir(); err != nil {
+			return err
+		}
+		path, err := writeEngineAnalysis(rs, logDir)
+		if err != nil {
+			return &startupError{err}
+		}
+		fmt.Fprintf(stderr, "meerkat: engine analysis of %d rules written to %s\n", len(rs.rules), path)
+		return nil
+	}
+	if o.testConfig {
+		fmt.Fprintln(stderr, "Configuration provided was successfully loaded. Exiting.")
+		return nil
+	}
+	if len(rs.rules) > 0 {
+		warn(stderr, fmt.Sprintf("detection is not implemented yet (issue #4): %d rules were loaded and checked "+
+			"but are not evaluated; no alerts will be produced", len(rs.rules)))
+	}
+
+	if o.readPath == "" {
+		return fail("no packet source: use -r <file|dir> (live capture is not implemented yet)")
+	}
+	if err := checkLogDir(); err != nil {
+		return err
 	}
 
 	runmode, err := chooseRunmode(o.runmode, st.Runmode)
@@ -146,6 +167,7 @@ func execute(o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 	pc := pipelineConfig(st, runmode, o, outs, stderr)
+	pc.RulesLoaded, pc.RulesFailed, pc.RulesSkipped = uint64(rs.stats.Loaded), uint64(rs.stats.Failed), uint64(rs.stats.Skipped)
 	if o.verbose > 0 {
 		info := func(format string, a ...any) { fmt.Fprintf(stderr, "meerkat: info: "+format+"\n", a...) }
 		info("configuration: %s", configName(o))
@@ -282,18 +304,7 @@ func ruleFileList(o *options, st *config.Settings, stderr io.Writer) ([]string, 
 			continue
 		}
 		sort.Strings(matches)
-		for _, m := range matches {
-			f, err := os.Open(m)
-			if err != nil {
-				if o.initErrorsFatal {
-					return nil, fail("rule file: %v", err)
-				}
-				warn(stderr, fmt.Sprintf("rule file: %v", err))
-				continue
-			}
-			f.Close()
-			files = append(files, m)
-		}
+		files = append(files, matches...)
 	}
 	return files, nil
 }

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/meerkat-ids/meerkat/config"
+	"github.com/meerkat-ids/meerkat/rules"
+)
+
+// ruleSet is what start-up loaded: the rules, the counts Suricata reports, the classification
+// and reference tables, and the threshold.config entries.
+type ruleSet struct {
+	rules           []*rules.Rule
+	stats           rules.Stats
+	classifications map[string]config.Classification
+	references      map[string]string
+	thresholds      []rules.ThresholdEntry
+}
+
+// loadRules parses every rule file with Suricata's loader semantics: a bad rule is reported
+// (file, line, sid, keyword, reason), skipped and counted, unless --init-errors-fatal makes
+// any failure stop start-up. It also reads the classification, reference and threshold files
+// the configuration names; a missing one is a warning, as in Suricata.
+func loadRules(o *options, st *config.Settings, files []string, stderr io.Writer) (*ruleSet, error) {
+	rs := &ruleSet{}
+	var err error
+	if rs.classifications, err = config.LoadClassifications(st.ClassificationFile); err != nil {
+		if o.initErrorsFatal && !errors.Is(err, os.ErrNotExist) {
+			return nil, &startupError{err}
+		}
+		warn(stderr, fmt.Sprintf("classification file: %v", err))
+	}
+	if rs.references, err = config.LoadReferences(st.ReferenceConfigFile); err != nil {
+		if o.initErrorsFatal && !errors.Is(err, os.ErrNotExist) {
+			return nil, &startupError{err}
+		}
+		warn(stderr, fmt.Sprintf("reference config file: %v", err))
+	}
+	loader := rules.NewLoader(&st.Vars)
+	var fatal []string
+	for _, f := range files {
+		errs, _ := loader.LoadFile(f)
+		for _, e := range errs {
+			var re *rules.Error
+			kind := rules.KindFailed
+			if errors.As(e, &re) {
+				kind = re.Kind
+			}
+			switch kind {
+			case rules.KindFailed, rules.KindUnsupported, rules.KindFile:
+				fmt.Fprintf(stderr, "meerkat: rule error: %v\n", e)
+				fatal = append(fatal, e.Error())
+			case rules.KindSkipped:
+				if o.verbose > 0 {
+					fmt.Fprintf(stderr, "meerkat: info: rule skipped: %v\n", e)
+				}
+			default:
+				warn(stderr, fmt.Sprintf("rule %s: %v", kind, e))
+			}
+		}
+	}
+	rs.rules = loader.Rules()
+	rs.stats = loader.Stats()
+	fmt.Fprintln(stderr, "meerkat: "+rs.stats.String())
+	if o.initErrorsFatal && len(fatal) > 0 {
+		return nil, fail("%d rule(s) failed to load and --init-errors-fatal is set", len(fatal))
+	}
+	if st.ThresholdFile != "" {
+		if _, err := os.Stat(st.ThresholdFile); err == nil || st.ThresholdFile != config.DefaultThresholdFile {
+			entries, errs := rules.LoadThresholdConfig(st.ThresholdFile, &st.Vars)
+			for _, e := range errs {
+				fmt.Fprintf(stderr, "meerkat: threshold error: %v\n", e)
+			}
+			if o.initErrorsFatal && len(errs) > 0 {
+				return nil, fail("threshold-file %s has errors and --init-errors-fatal is set", st.ThresholdFile)
+			}
+			rs.thresholds = entries
+		}
+	}
+	return rs, nil
+}
+
+// analysisRecord is one line of rules.json written by --engine-analysis.
+type analysisRecord struct {
+	Raw      string        `json:"raw"`
+	ID       uint32        `json:"id"`
+	GID      uint32        `json:"gid"`
+	Rev      uint32        `json:"rev"`
+	Msg      string        `json:"msg"`
+	File     string        `json:"file"`
+	Line     int           `json:"line"`
+	AppProto string        `json:"app_proto,omitempty"`
+	Type     string        `json:"type"`
+	Buffers  []string      `json:"buffers,omitempty"`
+	Keywords []string      `json:"keywords"`
+	MPM      *analysisMPM  `json:"mpm,omitempty"`
+	Flowbits []string      `json:"flowbits,omitempty"`
+	Extra    *analysisNote `json:"notes,omitempty"`
+}
+
+type analysisMPM struct {
+	Buffer   string `json:"buffer"`
+	Pattern  string `json:"pattern"`
+	Length   int    `json:"length"`
+	Nocase   bool   `json:"nocase"`
+	Negated  bool   `json:"negated"`
+	Explicit bool   `json:"fast_pattern"`
+}
+
+type analysisNote struct {
+	Warning string `json:"warning"`
+}
+
+// writeEngineAnalysis writes rules.json: one JSON object per rule and line, with its type as
+// Suricata classifies it, its buffers, its keywords and its fast pattern.
+func writeEngineAnalysis(rs *ruleSet, dir string) (string, error) {
+	path := filepath.Join(dir, "rules.json")
+	f, err := os.Create(path)
+	if err != nil {
+		return "", fmt.Errorf("engine analysis: %w", err)
+	}
+	enc := json.NewEncoder(f)
+	enc.SetEscapeHTML(false)
+	for _, r := range rs.rules {
+		rec := analysisRecord{Raw: r.Raw, ID: r.SID, GID: r.GID, Rev: r.Rev, Msg: r.Msg, File: r.File, Line: r.Line,
+			AppProto: r.AppProto, Type: r.Type().String(), Keywords: r.Keywords()}
+		for _, b := range r.Buffers {
+			rec.Buffers = append(rec.Buffers, b.Name)
+		}
+		for _, fb := range r.Flowbits {
+			rec.Flowbits = append(rec.Flowbits, fmt.Sprint(fb))
+		}
+		if fp, ok := r.FastPattern(); ok {
+			p := fp.Pattern()
+			rec.MPM = &analysisMPM{Buffer: fp.Buffer, Pattern: printablePattern(p), Length: len(p),
+				Nocase: fp.Content.Nocase, Negated: fp.Content.Negated, Explicit: fp.Explicit}
+		}
+		if err := enc.Encode(rec); err != nil {
+			f.Close()
+			return "", fmt.Errorf("engine analysis: %w", err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("engine analysis: %w", err)
+	}
+	return path, nil
+}
+
+// printablePattern writes a pattern as Suricata's analyzer does: printable bytes as they are,
+// others as |XX|.
+func printablePattern(p []byte) string {
+	var b strings.Builder
+	for _, c := range p {
+		if c >= 0x20 && c < 0x7f && c != '|' {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "|%02X|", c)
+		}
+	}
+	return b.String()
+}
+
+// listKeywords prints the keyword registry: names only; with "all", one line per keyword with
+// its kind, aliases and description; with "csv", the same as CSV; with a keyword's name, that
+// keyword's details.
+func listKeywords(w io.Writer, arg string) error {
+	kws := rules.Keywords()
+	sort.Slice(kws, func(i, j int) bool { return kws[i].Name < kws[j].Name })
+	switch arg {
+	case "":
+		fmt.Fprintln(w, "=====Supported keywords=====")
+		for _, k := range kws {
+			fmt.Fprintf(w, "- %s\n", k.Name)
+		}
+	case "all", "csv":
+		if arg == "csv" {
+			fmt.Fprintln(w, "name;kind;aliases;description")
+		}
+		for _, k := range kws {
+			if arg == "csv" {
+				fmt.Fprintf(w, "%s;%s;%s;%s\n", k.Name, k.Kind, strings.Join(k.Aliases, ","), k.Desc)
+			} else {
+				fmt.Fprintf(w, "%s: %s", k.Name, k.Kind)
+				if len(k.Aliases) > 0 {
+					fmt.Fprintf(w, " (aliases: %s)", strings.Join(k.Aliases, ", "))
+				}
+				fmt.Fprintf(w, " - %s\n", k.Desc)
+			}
+		}
+	default:
+		k := rules.Lookup(arg)
+		if k == nil {
+			return fail("--list-keywords: unknown keyword %q", arg)
+		}
+		fmt.Fprintf(w, "= %s =\nKind: %s\nDescription: %s\n", k.Name, k.Kind, k.Desc)
+		if len(k.Aliases) > 0 {
+			fmt.Fprintf(w, "Aliases: %s\n", strings.Join(k.Aliases, ", "))
+		}
+		fmt.Fprintf(w, "IP-only compatible: %v\nFirewall: %v\n", k.IsIPOnlyCompatible(), k.IsFirewallSupported())
+	}
+	return nil
+}
