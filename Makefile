@@ -11,6 +11,10 @@ RULES     ?= rules/meerkat.rules
 FUZZTIME  ?= 10s
 DEB_PKGS  := libhyperscan-dev pkg-config
 
+# Hyperscan's literal API (hs_compile_lit_multi) compiles and scans faster than hex-escaped
+# regexes; gohs enables it with this tag (prefilter/hs builds either way).
+export GOFLAGS := $(GOFLAGS) -tags=hyperscan_v54
+
 .PHONY: all deps build test run bench bench-go fuzz lint conformance clean
 
 all: build
