@@ -287,3 +287,39 @@ func BenchmarkPacketKnownFlow(b *testing.B) {
 		tb.Packet(p)
 	}
 }
+
+func TestVars(t *testing.T) {
+	var v Vars
+	for _, id := range []uint32{0, 63, 64, 511, 512, 100000} {
+		if v.IsSet(id) {
+			t.Fatalf("%d set before Set", id)
+		}
+		v.Set(id)
+		if !v.IsSet(id) {
+			t.Fatalf("%d not set after Set", id)
+		}
+		v.Toggle(id)
+		if v.IsSet(id) {
+			t.Fatalf("%d set after Toggle", id)
+		}
+		v.Toggle(id)
+		v.Unset(id)
+		if v.IsSet(id) {
+			t.Fatalf("%d set after Unset", id)
+		}
+	}
+	if _, ok := v.Int(7); ok {
+		t.Fatal("int set before SetInt")
+	}
+	v.SetInt(7, 42)
+	if x, ok := v.Int(7); !ok || x != 42 {
+		t.Fatalf("Int(7) = %d, %v", x, ok)
+	}
+	v.UnsetInt(7)
+	if _, ok := v.Int(7); ok {
+		t.Fatal("int set after UnsetInt")
+	}
+	if allocs := testing.AllocsPerRun(100, func() { v.Set(5); v.Unset(5) }); allocs != 0 {
+		t.Errorf("inline flowbits allocate %.1f", allocs)
+	}
+}
