@@ -149,6 +149,8 @@ type Flow struct {
 	Ended   time.Time
 	Alerted bool
 	Action  Action
+	// Vars are the flowbits and flowints rules set on the flow.
+	Vars Vars
 
 	// timeoutAt caches when the flow expires given its state (Unix nanoseconds); refreshed
 	// on every packet.

@@ -1,0 +1,512 @@
+package match
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/flow"
+	"github.com/meerkat-ids/meerkat/rules"
+)
+
+// compileMatch compiles one option of the match list.
+func compileMatch(o *rules.Option, names *Names) (check, error) {
+	if !supported[o.Name] {
+		return nil, notSupported(o.Name)
+	}
+	bad := func() error {
+		return fmt.Errorf("keyword %s: unexpected argument %T (%q)", o.Name, o.Arg, o.Value)
+	}
+	intArg := func() (rules.IntMatch, bool) {
+		m, ok := o.Arg.(rules.IntMatch)
+		return m, ok
+	}
+	numArg := func() (uint64, bool) {
+		v, ok := o.Arg.(uint64)
+		return v, ok
+	}
+	switch o.Name {
+	case "flow":
+		f, ok := o.Arg.(*rules.Flow)
+		if !ok || f == nil {
+			return nil, bad()
+		}
+		c := &flowCheck{f: *f}
+		for _, b := range []bool{f.ToServer, f.ToClient, f.Established, f.NotEstablished, f.Stateless, f.OnlyFrag, f.NoFrag} {
+			if b {
+				c.cnt++
+			}
+		}
+		return c, nil
+	case "tcp.flags":
+		tf, ok := o.Arg.(*rules.TCPFlags)
+		if !ok || tf == nil {
+			return nil, bad()
+		}
+		c := &flagsCheck{flags: tf.Flags, mask: ^tf.Ignore}
+		if tf.Modifier != "" {
+			c.mod = tf.Modifier[0]
+		}
+		return c, nil
+	case "ttl", "itype", "icode", "tcp.mss", "tcp.wscale", "dsize", "ip_proto":
+		m, ok := intArg()
+		if !ok {
+			return nil, bad()
+		}
+		var f intField
+		switch o.Name {
+		case "ttl":
+			f = fieldTTL
+		case "itype":
+			f = fieldIType
+		case "icode":
+			f = fieldICode
+		case "tcp.mss":
+			f = fieldMSS
+		case "tcp.wscale":
+			f = fieldWScale
+		case "dsize":
+			f = fieldDsize
+		case "ip_proto":
+			f = fieldIPProto
+		}
+		return &intCheck{field: f, m: m}, nil
+	case "icmp_id", "icmp_seq", "id", "tcp.seq", "tcp.ack", "tcp.window":
+		v, ok := numArg()
+		if !ok {
+			return nil, bad()
+		}
+		var f intField
+		switch o.Name {
+		case "icmp_id":
+			f = fieldICMPID
+		case "icmp_seq":
+			f = fieldICMPSeq
+		case "id":
+			f = fieldIPID
+		case "tcp.seq":
+			f = fieldSeq
+		case "tcp.ack":
+			f = fieldAck
+		case "tcp.window":
+			f = fieldWindow
+		}
+		op := "="
+		if strings.HasPrefix(o.Value, "!") != o.Negated {
+			op = "!="
+		}
+		return &intCheck{field: f, m: rules.IntMatch{Op: op, A: v}}, nil
+	case "ipopts":
+		bit, ok := ipoptBits[strings.TrimSpace(o.Value)]
+		if !ok {
+			return nil, bad()
+		}
+		return &ipoptsCheck{bit: bit}, nil
+	case "fragbits":
+		c, err := parseFragbits(o.Value)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	case "fragoffset":
+		c, err := parseFragoffset(o.Value)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	case "tos":
+		c, err := parseTOS(o.Value, o.Negated)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	case "sameip":
+		return sameIPCheck{}, nil
+	case "flowbits":
+		fb, ok := o.Arg.(*rules.Flowbit)
+		if !ok || fb == nil || !fb.IsCheck() {
+			return nil, bad()
+		}
+		c := &flowbitCheck{not: fb.Cmd == "isnotset"}
+		for _, n := range fb.Names {
+			c.ids = append(c.ids, names.Flowbit(n))
+		}
+		return c, nil
+	case "flowint":
+		fi, ok := o.Arg.(*rules.Flowint)
+		if !ok || fi == nil || fi.IsModifier() {
+			return nil, bad()
+		}
+		return compileFlowint(fi, names), nil
+	case "xbits", "hostbits":
+		x, ok := o.Arg.(*rules.Xbit)
+		if !ok || x == nil || !x.IsCheck() {
+			return nil, bad()
+		}
+		xb, err := compileXbit(o.Name, x, names)
+		if err != nil {
+			return nil, err
+		}
+		return xb, nil
+	}
+	return nil, notSupported(o.Name)
+}
+
+// dirCheck is a direction-only flow keyword (flow:to_server / to_client). Packets without a
+// flow count as to_server, as Suricata inspects them with the to_server rule groups.
+type dirCheck struct{ toClient bool }
+
+func (c *dirCheck) match(in *Input) bool {
+	if in.F == nil {
+		return !c.toClient
+	}
+	return (in.Dir == flow.ToClient) == c.toClient
+}
+
+// flowCheck is a flow keyword with a state or frag option (Suricata's FlowMatch).
+type flowCheck struct {
+	f   rules.Flow
+	cnt int
+}
+
+func (c *flowCheck) match(in *Input) bool {
+	if in.F == nil {
+		return false
+	}
+	rebuilt := in.P.Source == decode.SourceDefrag
+	n := 0
+	if c.f.NoFrag && !rebuilt {
+		n++
+	} else if c.f.OnlyFrag && rebuilt {
+		n++
+	}
+	if c.f.ToServer && in.Dir == flow.ToServer {
+		n++
+	} else if c.f.ToClient && in.Dir == flow.ToClient {
+		n++
+	}
+	est := in.F.PacketEstablished()
+	if c.f.Established && est {
+		n++
+	} else if c.f.NotEstablished && !est {
+		n++
+	} else if c.f.Stateless {
+		n++
+	}
+	return n == c.cnt
+}
+
+// flagsCheck is tcp.flags (Suricata's FlagsMatch).
+type flagsCheck struct {
+	mod   byte // 0, '!', '+', '*'
+	flags uint8
+	mask  uint8 // inverted ignore mask
+}
+
+func (c *flagsCheck) match(in *Input) bool {
+	p := in.P
+	if !p.IsTCP() {
+		return false
+	}
+	return flagsMatch(p.TCPFlags, c.mod, c.flags, c.mask)
+}
+
+func flagsMatch(pflags uint8, mod byte, dflags, mask uint8) bool {
+	if dflags == 0 && pflags != 0 {
+		return mod == '!'
+	}
+	f := pflags & mask
+	switch mod {
+	case '*':
+		return f&dflags != 0
+	case '+':
+		return f&dflags == dflags
+	case '!':
+		return f&dflags != dflags
+	}
+	return f == dflags
+}
+
+// intField names the packet field an integer keyword reads.
+type intField uint8
+
+const (
+	fieldTTL intField = iota
+	fieldIType
+	fieldICode
+	fieldMSS
+	fieldWScale
+	fieldDsize
+	fieldIPProto
+	fieldICMPID
+	fieldICMPSeq
+	fieldIPID
+	fieldSeq
+	fieldAck
+	fieldWindow
+)
+
+// intCheck compares one packet field with an integer condition; the field must exist.
+type intCheck struct {
+	field intField
+	m     rules.IntMatch
+}
+
+func (c *intCheck) match(in *Input) bool {
+	v, ok := fieldValue(in.P, c.field)
+	return ok && c.m.Match(v)
+}
+
+// fieldValue returns a packet field and whether the packet has it.
+func fieldValue(p *decode.Packet, f intField) (uint64, bool) {
+	switch f {
+	case fieldTTL:
+		if p.IPVersion != 4 && p.IPVersion != 6 {
+			return 0, false
+		}
+		return uint64(p.TTL), true
+	case fieldIType:
+		if !p.IsICMP() {
+			return 0, false
+		}
+		return uint64(p.ICMPType), true
+	case fieldICode:
+		if !p.IsICMP() {
+			return 0, false
+		}
+		return uint64(p.ICMPCode), true
+	case fieldMSS:
+		if !p.IsTCP() || !p.HasTCPMSS {
+			return 0, false
+		}
+		return uint64(p.TCPMSS), true
+	case fieldWScale:
+		if !p.IsTCP() || !p.HasWScale {
+			return 0, false
+		}
+		if p.TCPWScale > 14 { // Suricata keeps 0 for an invalid shift count
+			return 0, true
+		}
+		return uint64(p.TCPWScale), true
+	case fieldDsize:
+		return uint64(len(p.Payload)), true
+	case fieldIPProto:
+		if p.IPVersion != 4 && p.IPVersion != 6 {
+			return 0, false
+		}
+		return uint64(p.IPProto), true
+	case fieldICMPID:
+		if !p.IsICMP() || !p.HasICMPID {
+			return 0, false
+		}
+		return uint64(p.ICMPID), true
+	case fieldICMPSeq:
+		if !p.IsICMP() || !p.HasICMPID {
+			return 0, false
+		}
+		return uint64(p.ICMPSeq), true
+	case fieldIPID:
+		if p.IPVersion != 4 {
+			return 0, false
+		}
+		return uint64(p.IPID), true
+	case fieldSeq:
+		if !p.IsTCP() {
+			return 0, false
+		}
+		return uint64(p.TCPSeq), true
+	case fieldAck:
+		if !p.IsTCP() {
+			return 0, false
+		}
+		return uint64(p.TCPAck), true
+	case fieldWindow:
+		if !p.IsTCP() {
+			return 0, false
+		}
+		return uint64(p.TCPWindow), true
+	}
+	return 0, false
+}
+
+// ipoptBits maps ipopts names to decode.IPv4Opt* bits. "any" needs every bit of the 16
+// (Suricata 8.0.6 tests opts & 0xffff == 0xffff), which no packet has.
+var ipoptBits = map[string]uint16{
+	"rr": decode.IPv4OptRR, "eol": decode.IPv4OptEOL, "nop": decode.IPv4OptNOP,
+	"ts": decode.IPv4OptTS, "sec": decode.IPv4OptSec, "esec": decode.IPv4OptESec,
+	"lsrr": decode.IPv4OptLSRR, "lsrre": decode.IPv4OptLSRR, "ssrr": decode.IPv4OptSSRR,
+	"satid": decode.IPv4OptSatID, "qs": decode.IPv4OptQS, "rtralt": decode.IPv4OptRtrAlt,
+	"cipso": decode.IPv4OptCIPSO, "any": 0xffff,
+}
+
+type ipoptsCheck struct{ bit uint16 }
+
+func (c *ipoptsCheck) match(in *Input) bool {
+	p := in.P
+	if p.IPVersion != 4 {
+		return false
+	}
+	// IPv4OptAny is Meerkat's own summary bit, not one of Suricata's option flags.
+	opts := p.IPv4Options &^ decode.IPv4OptAny
+	return opts&c.bit == c.bit
+}
+
+// fragbitsCheck is fragbits (Suricata's FragBitsMatch), IPv4 only.
+type fragbitsCheck struct {
+	mod  byte
+	bits uint8
+}
+
+func parseFragbits(v string) (*fragbitsCheck, error) {
+	s := strings.TrimSpace(v)
+	c := &fragbitsCheck{}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '+', '*', '!':
+			c.mod = s[i]
+		case 'M', 'm':
+			c.bits |= decode.IPv4FlagMF
+		case 'D', 'd':
+			c.bits |= decode.IPv4FlagDF
+		case 'R', 'r':
+			c.bits |= decode.IPv4FlagRF
+		case ' ', '\t':
+		default:
+			return nil, fmt.Errorf("keyword fragbits: invalid value %q", v)
+		}
+	}
+	if c.bits == 0 {
+		return nil, fmt.Errorf("keyword fragbits: invalid value %q", v)
+	}
+	return c, nil
+}
+
+func (c *fragbitsCheck) match(in *Input) bool {
+	p := in.P
+	if p.IPVersion != 4 {
+		return false
+	}
+	pb := p.IPv4Flags & (decode.IPv4FlagMF | decode.IPv4FlagDF | decode.IPv4FlagRF)
+	switch c.mod {
+	case '*':
+		return pb&c.bits != 0
+	case '+':
+		return pb&c.bits == c.bits && pb-c.bits > 0
+	case '!':
+		return pb&c.bits != c.bits
+	}
+	return pb == c.bits
+}
+
+// fragoffsetCheck is fragoffset: IPv4 compares the raw 13-bit field, IPv6 the fragment
+// header's offset in bytes.
+type fragoffsetCheck struct {
+	op  byte // 0 (==), '!', '<', '>'
+	off uint16
+}
+
+func parseFragoffset(v string) (*fragoffsetCheck, error) {
+	s := strings.TrimSpace(v)
+	c := &fragoffsetCheck{}
+	if s != "" && strings.IndexByte("!<>", s[0]) >= 0 {
+		c.op = s[0]
+		s = strings.TrimSpace(s[1:])
+	}
+	n, err := strconv.ParseUint(s, 10, 16)
+	if err != nil {
+		return nil, fmt.Errorf("keyword fragoffset: invalid value %q", v)
+	}
+	c.off = uint16(n)
+	return c, nil
+}
+
+func (c *fragoffsetCheck) match(in *Input) bool {
+	p := in.P
+	var frag uint16
+	switch p.IPVersion {
+	case 4:
+		frag = p.FragOffset >> 3
+	case 6:
+		if !p.IPv6FragHdr {
+			return false
+		}
+		frag = p.FragOffset
+	default:
+		return false
+	}
+	switch c.op {
+	case '<':
+		return frag < c.off
+	case '>':
+		return frag > c.off
+	case '!':
+		return frag != c.off
+	}
+	return frag == c.off
+}
+
+// tosCheck is tos, IPv4 only.
+type tosCheck struct {
+	neg bool
+	tos uint8
+}
+
+func parseTOS(v string, negated bool) (*tosCheck, error) {
+	s := strings.TrimSpace(v)
+	c := &tosCheck{neg: negated}
+	if strings.HasPrefix(s, "!") {
+		c.neg = !c.neg
+		s = strings.TrimSpace(s[1:])
+	}
+	var n uint64
+	var err error
+	if s != "" && (s[0] == 'x' || s[0] == 'X') {
+		n, err = strconv.ParseUint(s[1:], 16, 8)
+	} else {
+		n, err = strconv.ParseUint(s, 10, 8)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("keyword tos: invalid value %q", v)
+	}
+	c.tos = uint8(n)
+	return c, nil
+}
+
+func (c *tosCheck) match(in *Input) bool {
+	p := in.P
+	if p.IPVersion != 4 {
+		return false
+	}
+	return (p.TOS == c.tos) != c.neg
+}
+
+// sameIPCheck is sameip.
+type sameIPCheck struct{}
+
+func (sameIPCheck) match(in *Input) bool {
+	p := in.P
+	if p.IPVersion != 4 && p.IPVersion != 6 {
+		return false
+	}
+	return p.SrcIP == p.DstIP
+}
+
+// flowbitCheck is flowbits isset / isnotset; several ids are an OR.
+type flowbitCheck struct {
+	not bool
+	ids []uint32
+}
+
+func (c *flowbitCheck) match(in *Input) bool {
+	if in.F == nil {
+		return false
+	}
+	v := flowVars(in.F)
+	for _, id := range c.ids {
+		if v.IsSet(id) != c.not {
+			return true
+		}
+	}
+	return false
+}

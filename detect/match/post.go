@@ -1,0 +1,119 @@
+package match
+
+import (
+	"fmt"
+
+	"github.com/meerkat-ids/meerkat/rules"
+)
+
+// Post is the compiled PostMatches of one rule (flowbits set/unset/toggle, flowint
+// arithmetic, xbits and hostbits set/unset/toggle), applied right after the rule fully
+// matched so rules later in the same packet see the change.
+type Post struct {
+	actions []action
+}
+
+type action interface {
+	apply(in *Input)
+}
+
+// CompilePost compiles r.PostMatches; unsupported keywords give an error whose text is
+// exactly "keyword <name> is not supported yet".
+func CompilePost(r *rules.Rule, names *Names) (*Post, error) {
+	if names == nil {
+		names = NewNames()
+	}
+	p := &Post{}
+	for _, o := range r.PostMatches {
+		bad := func() error {
+			return fmt.Errorf("keyword %s: unexpected argument %T (%q)", o.Name, o.Arg, o.Value)
+		}
+		switch o.Name {
+		case "flowbits":
+			fb, ok := o.Arg.(*rules.Flowbit)
+			if !ok || fb == nil || fb.IsCheck() {
+				return nil, bad()
+			}
+			a := &flowbitAction{}
+			switch fb.Cmd {
+			case "set":
+				a.cmd = xbSet
+			case "unset":
+				a.cmd = xbUnset
+			case "toggle":
+				a.cmd = xbToggle
+			default:
+				return nil, bad()
+			}
+			if len(fb.Names) == 1 {
+				a.id = names.Flowbit(fb.Names[0])
+			} // an OR list acts on bit 0, which no name has (as Suricata does)
+			p.actions = append(p.actions, a)
+		case "flowint":
+			fi, ok := o.Arg.(*rules.Flowint)
+			if !ok || fi == nil || !fi.IsModifier() {
+				return nil, bad()
+			}
+			p.actions = append(p.actions, flowintAction{compileFlowint(fi, names)})
+		case "xbits", "hostbits":
+			x, ok := o.Arg.(*rules.Xbit)
+			if !ok || x == nil || x.IsCheck() {
+				return nil, bad()
+			}
+			c, err := compileXbit(o.Name, x, names)
+			if err != nil {
+				return nil, err
+			}
+			p.actions = append(p.actions, xbitAction{c})
+		default:
+			return nil, notSupported(o.Name)
+		}
+	}
+	return p, nil
+}
+
+// Apply runs the post-match actions in order.
+func (p *Post) Apply(in *Input) {
+	if p == nil || in == nil || in.P == nil {
+		return
+	}
+	for _, a := range p.actions {
+		a.apply(in)
+	}
+}
+
+// Len returns the number of compiled actions.
+func (p *Post) Len() int {
+	if p == nil {
+		return 0
+	}
+	return len(p.actions)
+}
+
+type flowbitAction struct {
+	cmd uint8
+	id  uint32
+}
+
+func (a *flowbitAction) apply(in *Input) {
+	if in.F == nil {
+		return
+	}
+	v := flowVars(in.F)
+	switch a.cmd {
+	case xbSet:
+		v.Set(a.id)
+	case xbUnset:
+		v.Unset(a.id)
+	case xbToggle:
+		v.Toggle(a.id)
+	}
+}
+
+type flowintAction struct{ op *flowintOp }
+
+func (a flowintAction) apply(in *Input) { a.op.eval(in) }
+
+type xbitAction struct{ op *xbitOp }
+
+func (a xbitAction) apply(in *Input) { a.op.eval(in) }
