@@ -3,6 +3,7 @@ module github.com/meerkat-ids/meerkat
 go 1.26
 
 require (
+	github.com/dlclark/regexp2/v2 v2.13.0
 	github.com/flier/gohs v1.2.2
 	github.com/gopacket/gopacket v1.7.7
 	go.yaml.in/yaml/v3 v3.0.6

@@ -91,6 +91,17 @@ func (b *Buffer) Line(rec []byte) {
 	}
 }
 
+// Lines appends complete lines (each already ending in a newline), as fast.log lines are made.
+func (b *Buffer) Lines(lines []byte) {
+	if b == nil || b.W == nil {
+		return
+	}
+	b.lines = append(b.lines, lines...)
+	if len(b.lines) >= bufferFlushAt {
+		b.Flush()
+	}
+}
+
 // Flush hands buffered lines to the Writer.
 func (b *Buffer) Flush() error {
 	if b == nil || b.W == nil || len(b.lines) == 0 {

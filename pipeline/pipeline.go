@@ -16,6 +16,8 @@ import (
 	"github.com/meerkat-ids/meerkat/capture"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/defrag"
+	"github.com/meerkat-ids/meerkat/detect"
+	"github.com/meerkat-ids/meerkat/detect/match"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
 )
@@ -53,6 +55,12 @@ type Config struct {
 	FlowHashSize, FlowPrealloc int
 	Defrag                     defrag.Config
 	Outputs                    Outputs
+	// Engine is the detection engine; nil runs without detection.
+	Engine *detect.Engine
+	// Hosts stores xbits and hostbits for all workers (nil: those keywords never match).
+	Hosts *match.HostTable
+	// IPS marks drop rules' alerts as blocked and prints [Drop] in fast.log.
+	IPS bool
 	// RulesLoaded, RulesFailed and RulesSkipped are reported in stats detect.engines.
 	RulesLoaded, RulesFailed, RulesSkipped uint64
 	// Warn receives warnings (truncated capture ...). May be nil.
@@ -92,7 +100,12 @@ func Run(ctx context.Context, src capture.Source, cfg Config) (*Result, error) {
 	}
 	workers := make([]*worker, n)
 	for i := range workers {
-		workers[i] = newWorker(i, n, &cfg)
+		w, err := newWorker(i, n, &cfg)
+		if err != nil {
+			return nil, err
+		}
+		workers[i] = w
+		defer w.close()
 	}
 	var pool *batchPool
 	if cfg.Runmode != RunmodeSingle {

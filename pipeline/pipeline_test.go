@@ -46,7 +46,7 @@ func testConfig(rm Runmode) Config {
 
 func TestProcessAllocatesNothing(t *testing.T) {
 	cfg := testConfig(RunmodeSingle)
-	w := newWorker(0, 1, &cfg)
+	w, _ := newWorker(0, 1, &cfg)
 	ts := time.Unix(1700000000, 0)
 	c, s := [4]byte{10, 0, 0, 1}, [4]byte{10, 0, 0, 2}
 	frames := [][]byte{
@@ -165,7 +165,7 @@ func TestPeekHashSymmetric(t *testing.T) {
 
 func BenchmarkWorkerProcess(b *testing.B) {
 	cfg := testConfig(RunmodeSingle)
-	w := newWorker(0, 1, &cfg)
+	w, _ := newWorker(0, 1, &cfg)
 	frames := manyFlows(2000)
 	b.ReportAllocs()
 	i := 0
@@ -212,7 +212,7 @@ func BenchmarkReplayFile(b *testing.B) {
 				}
 				var sum byte
 				for b.Loop() {
-					w := newWorker(0, 1, &cfg)
+					w, _ := newWorker(0, 1, &cfg)
 					for i := range frames {
 						switch mode {
 						case "read":

@@ -1,9 +1,11 @@
 package pipeline
 
 import (
+	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/capture"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/defrag"
+	"github.com/meerkat-ids/meerkat/detect"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
 )
@@ -21,12 +23,14 @@ type worker struct {
 	json    output.JSON
 	eve     output.Buffer
 	fast    output.Buffer
+	tc      *detect.ThreadCtx // nil without detection
+	line    []byte            // fast.log line scratch
 
 	packets uint64
 	bytes   uint64
 }
 
-func newWorker(id, n int, cfg *Config) *worker {
+func newWorker(id, n int, cfg *Config) (*worker, error) {
 	w := &worker{id: id, cfg: cfg}
 	w.dec.Checksums = cfg.Checksums
 	fc := cfg.Flow
@@ -43,7 +47,20 @@ func newWorker(id, n int, cfg *Config) *worker {
 	w.fast.W = cfg.Outputs.Fast
 	w.json.B = make([]byte, 0, 4096)
 	w.eve.Grow(128 << 10)
-	return w
+	if cfg.Engine != nil {
+		tc, err := cfg.Engine.NewThreadCtx(cfg.Hosts)
+		if err != nil {
+			return nil, err
+		}
+		w.tc = tc
+	}
+	return w, nil
+}
+
+func (w *worker) close() {
+	if w.tc != nil {
+		w.tc.Close()
+	}
 }
 
 // process handles one captured frame: decode, the packet itself, and the datagram it may
@@ -76,9 +93,33 @@ func (w *worker) process(fr *capture.Frame) {
 	}
 }
 
-// handle runs one decoded packet through the flow table (and detection, once it exists).
+// handle runs one decoded packet through the flow table and detection, and logs its alerts.
 func (w *worker) handle(p *decode.Packet) {
-	w.flows.Packet(p)
+	f, dir := w.flows.Packet(p)
+	if w.tc == nil {
+		return
+	}
+	e := w.cfg.Engine
+	e.Inspect(w.tc, p, f, dir)
+	entries := w.tc.Queue.Entries()
+	if len(entries) == 0 {
+		return
+	}
+	if f != nil {
+		f.Alerted = true
+	}
+	outs := &w.cfg.Outputs
+	for _, en := range entries {
+		a := &e.Rule(en.IID).Alert
+		if w.eve.W != nil && outs.EVEAlert {
+			output.AlertRecord(&w.json, p, f, dir, a, outs.Alert)
+			w.eve.Line(w.json.B)
+		}
+		if w.fast.W != nil {
+			w.line = output.FastLine(w.line[:0], p, a, w.cfg.IPS)
+			w.fast.Lines(w.line)
+		}
+	}
 }
 
 // flowEnded logs a flow that timed out or was ended at shutdown.
@@ -103,10 +144,14 @@ func collectStats(workers []*worker, cfg *Config) *output.Stats {
 	var dec decode.Counters
 	var fl flow.Counters
 	var df defrag.Counters
+	var al alert.Counters
 	for _, w := range workers {
 		dec.Add(&w.dec.Counters)
 		fl.Add(&w.flows.Counters)
 		df.Add(&w.defrag.Counters)
+		if w.tc != nil {
+			al.Add(&w.tc.Queue.Counters)
+		}
 	}
 	s := &output.Stats{}
 	dec.Each(s.Set)
@@ -122,8 +167,6 @@ func collectStats(workers []*worker, cfg *Config) *output.Stats {
 	j.End()
 	j.B = append(j.B, ']')
 	s.SetRaw("detect.engines", j.B)
-	s.Set("detect.alert", 0)
-	s.Set("detect.alert_queue_overflow", 0)
-	s.Set("detect.alerts_suppressed", 0)
+	al.Each(s.Set)
 	return s
 }

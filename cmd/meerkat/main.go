@@ -22,6 +22,7 @@ import (
 	"github.com/meerkat-ids/meerkat/config"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/defrag"
+	"github.com/meerkat-ids/meerkat/detect/match"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
 	"github.com/meerkat-ids/meerkat/pipeline"
@@ -135,9 +136,8 @@ func execute(o *options, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "Configuration provided was successfully loaded. Exiting.")
 		return nil
 	}
-	if len(rs.rules) > 0 {
-		warn(stderr, fmt.Sprintf("detection is not implemented yet (issue #4): %d rules were loaded and checked "+
-			"but are not evaluated; no alerts will be produced", len(rs.rules)))
+	if rs.engine != nil {
+		defer rs.engine.Close()
 	}
 
 	if o.readPath == "" {
@@ -168,6 +168,10 @@ func execute(o *options, stdout, stderr io.Writer) error {
 	}
 	pc := pipelineConfig(st, runmode, o, outs, stderr)
 	pc.RulesLoaded, pc.RulesFailed, pc.RulesSkipped = uint64(rs.stats.Loaded), uint64(rs.stats.Failed), uint64(rs.stats.Skipped)
+	if rs.engine != nil && rs.engine.Len() > 0 {
+		pc.Engine = rs.engine
+		pc.Hosts = match.NewHostTable(st.Host.HashSize * 4)
+	}
 	if o.verbose > 0 {
 		info := func(format string, a ...any) { fmt.Fprintf(stderr, "meerkat: info: "+format+"\n", a...) }
 		info("configuration: %s", configName(o))

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/meerkat-ids/meerkat/config"
+	"github.com/meerkat-ids/meerkat/detect"
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
@@ -18,6 +19,7 @@ import (
 // and reference tables, and the threshold.config entries.
 type ruleSet struct {
 	rules           []*rules.Rule
+	engine          *detect.Engine
 	stats           rules.Stats
 	classifications map[string]config.Classification
 	references      map[string]string
@@ -44,6 +46,7 @@ func loadRules(o *options, st *config.Settings, files []string, stderr io.Writer
 		warn(stderr, fmt.Sprintf("reference config file: %v", err))
 	}
 	loader := rules.NewLoader(&st.Vars)
+	loader.Supported = detect.Supported
 	var fatal []string
 	for _, f := range files {
 		errs, _ := loader.LoadFile(f)
@@ -68,6 +71,26 @@ func loadRules(o *options, st *config.Settings, files []string, stderr io.Writer
 	}
 	rs.rules = loader.Rules()
 	rs.stats = loader.Stats()
+	// Build the detection engine now, as a real run does (so -T costs what start-up costs).
+	// Rules the engine cannot evaluate (an app-layer protocol, stream inspection) fail here.
+	cache := ""
+	if st.Detect.SGHMPMCaching {
+		cache = st.Detect.SGHMPMCachingPath
+	}
+	engine, buildErrs, err := detect.Build(rs.rules, detect.Config{
+		ActionOrder: st.ActionOrder, PacketAlertMax: st.PacketAlertMax, MPMCacheDir: cache,
+		Classifications: rs.classifications, IPS: false,
+	})
+	if err != nil {
+		return nil, &startupError{err}
+	}
+	for _, e := range buildErrs {
+		fmt.Fprintf(stderr, "meerkat: rule error: %v\n", e)
+		fatal = append(fatal, e.Error())
+	}
+	rs.stats.Loaded -= len(buildErrs)
+	rs.stats.Failed += len(buildErrs)
+	rs.engine = engine
 	fmt.Fprintln(stderr, "meerkat: "+rs.stats.String())
 	if o.initErrorsFatal && len(fatal) > 0 {
 		return nil, fail("%d rule(s) failed to load and --init-errors-fatal is set", len(fatal))

@@ -1,0 +1,398 @@
+// Package detect compiles parsed rules into an immutable Engine and inspects packets with it,
+// without sorting anything per packet: every rule gets a dense internal id (iid) in Suricata's
+// order (action order, flowbits/flowint writers before readers, priority, sid), Hyperscan marks
+// the rules whose fast pattern occurs in the payload, rules without a fast pattern are added
+// from precomputed per-protocol lists, and the candidate set yields them in iid order. Each
+// candidate is evaluated in full; matches go to the ordered alert queue.
+//
+// This first engine inspects the packet payload (pkt_data; rules meant for the reassembled
+// stream inspect each packet's payload until reassembly lands) and the packet, flow and state
+// keywords of packages detect/payload and detect/match. Rules that need anything else
+// (app-layer buffers and protocols, thresholds, transforms) fail to load with "... is not
+// supported yet", so nothing is ever loaded half-evaluated.
+package detect
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/meerkat-ids/meerkat/alert"
+	"github.com/meerkat-ids/meerkat/config"
+	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/detect/match"
+	"github.com/meerkat-ids/meerkat/detect/payload"
+	"github.com/meerkat-ids/meerkat/output"
+	"github.com/meerkat-ids/meerkat/prefilter/hs"
+	"github.com/meerkat-ids/meerkat/rules"
+)
+
+// Config tunes the engine.
+type Config struct {
+	// ActionOrder is action-order (default pass, drop, reject, alert).
+	ActionOrder []string
+	// PacketAlertMax is packet-alert-max (default 15).
+	PacketAlertMax int
+	// MPMCacheDir enables the Hyperscan database cache (detect.sgh-mpm-caching-path); "" off.
+	MPMCacheDir string
+	// Classifications give classtype descriptions and default priorities.
+	Classifications map[string]config.Classification
+	// IPS makes drop rules "blocked" in alert records.
+	IPS bool
+}
+
+// Rule is one compiled rule.
+type Rule struct {
+	IID uint32
+	// Src is the parsed rule.
+	Src *rules.Rule
+	// Action is the rule's action flags (alert.Action bits).
+	Action alert.Action
+	// Alert is the part of an EVE alert record that comes from the rule.
+	Alert output.Alert
+	// NoAlert rules act but log nothing.
+	NoAlert bool
+
+	ipProtos  [256]bool
+	anyProto  bool
+	ipv4Only  bool
+	ipv6Only  bool
+	portProto bool // the protocol has ports (tcp, udp, sctp)
+	src, dst  *rules.Address
+	sp, dp    *rules.Port
+	match     *match.Matcher
+	post      *match.Post
+	payload   *payload.Program // pkt_data; nil when the rule has no payload keywords
+	hasMPM    bool
+}
+
+// Engine is the compiled rule set. It is immutable once built and shared by all workers.
+type Engine struct {
+	cfg   Config
+	rules []*Rule
+	names *match.Names
+	// mpm is the Hyperscan database of the pkt_data fast patterns; patternRules maps a
+	// pattern id to the iids of the rules using it.
+	mpm          *hs.Database
+	patternRules [][]uint32
+	// always[proto] lists, in iid order, the rules without a fast pattern that apply to that IP
+	// protocol; they are candidates for every packet of it.
+	always [256][]uint32
+}
+
+// Supported reports whether the engine can evaluate a keyword. The rule loader uses it so a rule
+// with anything else fails with "keyword X is not supported yet".
+func Supported(keyword string) bool {
+	if metaKeywords[keyword] {
+		return true
+	}
+	if k := rules.Lookup(keyword); k != nil && k.Kind == rules.KindModifier {
+		// Content modifiers are folded into the content; a legacy modifier that moves the
+		// content into an app-layer buffer is refused by that buffer instead.
+		return true
+	}
+	return payload.Supports(keyword) || match.Supports(keyword)
+}
+
+// metaKeywords describe the rule rather than match packets.
+var metaKeywords = map[string]bool{
+	"msg": true, "sid": true, "rev": true, "gid": true, "classtype": true, "priority": true,
+	"reference": true, "metadata": true, "noalert": true, "alert": true, "requires": true,
+	"target": true, "pkt_data": true, "rawbytes": true,
+}
+
+// Build compiles rules. A rule the engine cannot evaluate is left out and reported in errs
+// (one error per rule, naming file, line and sid); err is set only when the engine as a whole
+// cannot be built (Hyperscan failure).
+func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
+	if cfg.PacketAlertMax <= 0 {
+		cfg.PacketAlertMax = alert.DefaultMax
+	}
+	e = &Engine{cfg: cfg, names: match.NewNames()}
+	var compiled []*Rule
+	for _, r := range rs {
+		c, cerr := e.compile(r)
+		if cerr != nil {
+			errs = append(errs, fmt.Errorf("%s:%d: sid %d: %w", r.File, r.Line, r.SID, cerr))
+			continue
+		}
+		compiled = append(compiled, c...)
+	}
+	order := actionOrder(cfg.ActionOrder)
+	sort.SliceStable(compiled, func(i, j int) bool { return ruleLess(compiled[i], compiled[j], order) })
+	e.rules = compiled
+	for i, r := range compiled {
+		r.IID = uint32(i)
+	}
+	if err := e.buildPrefilter(); err != nil {
+		return nil, errs, err
+	}
+	return e, errs, nil
+}
+
+// Rules returns the compiled rules in iid order.
+func (e *Engine) Rules() []*Rule { return e.rules }
+
+// Rule returns the rule with internal id iid.
+func (e *Engine) Rule(iid uint32) *Rule { return e.rules[iid] }
+
+// Len is the number of compiled rules.
+func (e *Engine) Len() int { return len(e.rules) }
+
+// compile turns one parsed rule into one compiled rule, or two for a `<>` rule (Suricata
+// duplicates those with source and destination swapped).
+func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
+	h := &r.Header
+	if h.Protocol.AppProto != "" {
+		return nil, fmt.Errorf("app-layer protocol %s is not supported yet", h.Protocol.AppProto)
+	}
+	// Without TCP reassembly yet, rules meant for the stream inspect each packet's payload
+	// (the scope issue #4 sets; the stream comes with the app-layer issue).
+	if h.Direction == rules.DirTransactional {
+		return nil, fmt.Errorf("transactional rules (=>) are not supported yet")
+	}
+	if len(h.Actions) != 1 {
+		return nil, fmt.Errorf("firewall action lists are not supported yet")
+	}
+	for _, b := range r.Buffers {
+		if b.Name != "pkt_data" {
+			return nil, fmt.Errorf("keyword %s is not supported yet", b.Name)
+		}
+		if len(b.Transforms) > 0 {
+			return nil, fmt.Errorf("keyword %s is not supported yet", b.Transforms[0].Name)
+		}
+	}
+	for _, kw := range r.Keywords() {
+		if !Supported(kw) {
+			return nil, fmt.Errorf("keyword %s is not supported yet", kw)
+		}
+	}
+	c := &Rule{Src: r, Action: alert.Action(h.Actions[0].Flags()), NoAlert: r.NoAlert}
+	if len(h.Protocol.IPProtos) == 0 {
+		c.anyProto = true
+	}
+	for _, p := range h.Protocol.IPProtos {
+		c.ipProtos[p] = true
+		if p == decode.ProtoTCP || p == decode.ProtoUDP || p == decode.ProtoSCTP {
+			c.portProto = true
+		}
+	}
+	c.ipv4Only, c.ipv6Only = h.Protocol.IPv4Only, h.Protocol.IPv6Only
+	c.src, c.dst, c.sp, c.dp = h.Src, h.Dst, h.SrcPort, h.DstPort
+	var err error
+	if c.match, err = match.Compile(r, e.names); err != nil {
+		return nil, err
+	}
+	if c.post, err = match.CompilePost(r, e.names); err != nil {
+		return nil, err
+	}
+	if b := r.Buffer("pkt_data"); b != nil && len(b.Matches) > 0 {
+		if c.payload, err = payload.Compile(b); err != nil {
+			return nil, err
+		}
+	}
+	c.Alert = e.alertInfo(r, c.Action)
+	out := []*Rule{c}
+	if h.Direction == rules.DirBoth {
+		rev := *c
+		rev.src, rev.dst, rev.sp, rev.dp = c.dst, c.src, c.dp, c.sp
+		out = append(out, &rev)
+	}
+	return out, nil
+}
+
+// alertInfo prepares what alert records print about the rule.
+func (e *Engine) alertInfo(r *rules.Rule, act alert.Action) output.Alert {
+	a := output.Alert{GID: r.GID, SID: r.SID, Rev: r.Rev, Msg: r.Msg, Severity: 3, TxID: -1,
+		Drop: act&alert.ActionDrop != 0}
+	if r.GID == 0 {
+		a.GID = 1
+	}
+	if cl, ok := e.cfg.Classifications[strings.ToLower(r.Classtype)]; ok {
+		a.Category = cl.Description
+		a.Severity = cl.Priority
+	}
+	if r.Priority > 0 {
+		a.Severity = r.Priority
+	}
+	a.Blocked = act&(alert.ActionReject|alert.ActionRejectDst|alert.ActionRejectBoth) != 0 ||
+		act&alert.ActionDrop != 0 && e.cfg.IPS
+	if len(r.Metadata) > 0 {
+		m := map[string][]string{}
+		var keys []string
+		for _, md := range r.Metadata {
+			if _, ok := m[md.Key]; !ok {
+				keys = append(keys, md.Key)
+			}
+			m[md.Key] = append(m[md.Key], md.Value)
+		}
+		// Keys in first-seen order, as Suricata writes them.
+		var j output.JSON
+		j.Begin()
+		for _, k := range keys {
+			j.Array(k)
+			for _, v := range m[k] {
+				j.ElemString(v)
+			}
+			j.Close(']')
+		}
+		j.End()
+		a.Metadata = append([]byte(nil), j.B...)
+	}
+	return a
+}
+
+// actionOrder maps action flags to their rank in action-order.
+func actionOrder(names []string) map[string]int {
+	if len(names) == 0 {
+		names = []string{"pass", "drop", "reject", "alert"}
+	}
+	m := map[string]int{}
+	for i, n := range names {
+		m[n] = i
+	}
+	return m
+}
+
+func actionRank(r *Rule, order map[string]int) int {
+	switch a := r.Src.Header.Actions[0]; {
+	case a == rules.ActionPass:
+		return order["pass"]
+	case a == rules.ActionDrop:
+		return order["drop"]
+	case a == rules.ActionReject || a == rules.ActionRejectSrc || a == rules.ActionRejectDst || a == rules.ActionRejectBoth:
+		return order["reject"]
+	}
+	return order["alert"]
+}
+
+// varClass ranks a rule's use of a variable kind as Suricata's sort does: set 4 > set+read 3 >
+// read 2 > none 1.
+func varClass(set, read bool) int {
+	switch {
+	case set && read:
+		return 3
+	case set:
+		return 4
+	case read:
+		return 2
+	}
+	return 1
+}
+
+func flowbitsClass(r *rules.Rule) int {
+	var set, read bool
+	for _, fb := range r.Flowbits {
+		switch fb.Cmd {
+		case "set", "unset", "toggle":
+			set = true
+		case "isset", "isnotset":
+			read = true
+		}
+	}
+	return varClass(set, read)
+}
+
+func flowintClass(r *rules.Rule) int {
+	var set, read bool
+	for _, fi := range r.Flowints {
+		if fi.IsModifier() {
+			set = true
+		} else {
+			read = true
+		}
+	}
+	return varClass(set, read)
+}
+
+func xbitsClass(r *rules.Rule, pair bool) int {
+	var set, read bool
+	for _, xb := range r.Xbits {
+		if (xb.Track == "ip_pair") != pair {
+			continue
+		}
+		switch xb.Cmd {
+		case "set", "unset", "toggle":
+			set = true
+		case "isset", "isnotset":
+			read = true
+		}
+	}
+	return varClass(set, read)
+}
+
+func priority(r *Rule) int { return r.Alert.Severity }
+
+// ruleLess is Suricata 8's threat-detection order (reference §5.2): action order, then writers
+// of flowbits, flowints, hostbits and ippair bits before readers before non-users, then
+// priority, then sid.
+func ruleLess(a, b *Rule, order map[string]int) bool {
+	if x, y := actionRank(a, order), actionRank(b, order); x != y {
+		return x < y
+	}
+	if x, y := flowbitsClass(a.Src), flowbitsClass(b.Src); x != y {
+		return x > y
+	}
+	if x, y := flowintClass(a.Src), flowintClass(b.Src); x != y {
+		return x > y
+	}
+	if x, y := xbitsClass(a.Src, false), xbitsClass(b.Src, false); x != y {
+		return x > y
+	}
+	if x, y := xbitsClass(a.Src, true), xbitsClass(b.Src, true); x != y {
+		return x > y
+	}
+	if x, y := priority(a), priority(b); x != y {
+		return x < y
+	}
+	return a.Src.SID < b.Src.SID
+}
+
+// buildPrefilter compiles the fast patterns of pkt_data into one Hyperscan database and lists
+// the rules without one per IP protocol.
+func (e *Engine) buildPrefilter() error {
+	type key struct {
+		pat    string
+		nocase bool
+	}
+	ids := map[key]uint32{}
+	var pats []hs.Pattern
+	for _, r := range e.rules {
+		fp, ok := r.Src.FastPattern()
+		if !ok || fp.Buffer != "pkt_data" || fp.Content.Negated || len(fp.Pattern()) == 0 {
+			for p := 0; p < 256; p++ {
+				if r.anyProto || r.ipProtos[p] {
+					e.always[p] = append(e.always[p], r.IID)
+				}
+			}
+			continue
+		}
+		r.hasMPM = true
+		k := key{string(fp.Pattern()), fp.Content.Nocase}
+		id, ok := ids[k]
+		if !ok {
+			id = uint32(len(pats))
+			ids[k] = id
+			pats = append(pats, hs.Pattern{ID: id, Bytes: fp.Pattern(), Nocase: fp.Content.Nocase})
+			e.patternRules = append(e.patternRules, nil)
+		}
+		e.patternRules[id] = append(e.patternRules[id], r.IID)
+	}
+	var err error
+	if e.cfg.MPMCacheDir != "" {
+		e.mpm, err = hs.CompileCached(pats, e.cfg.MPMCacheDir)
+	} else {
+		e.mpm, err = hs.Compile(pats, hs.Options{})
+	}
+	if err != nil {
+		return fmt.Errorf("detect: compiling %d fast patterns: %w", len(pats), err)
+	}
+	return nil
+}
+
+// Close releases the Hyperscan database.
+func (e *Engine) Close() {
+	if e.mpm != nil {
+		e.mpm.Close()
+	}
+}

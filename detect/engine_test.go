@@ -1,0 +1,218 @@
+package detect
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/meerkat-ids/meerkat/alert"
+	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/flow"
+	"github.com/meerkat-ids/meerkat/rules"
+)
+
+func mustRules(t testing.TB, texts ...string) []*rules.Rule {
+	t.Helper()
+	var out []*rules.Rule
+	for _, s := range texts {
+		r, err := rules.Parse(s)
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func tcpPacket(src, dst string, sp, dp uint16, payload string) *decode.Packet {
+	return &decode.Packet{Data: make([]byte, 54+len(payload)), Timestamp: time.Unix(1700000000, 0), IPVersion: 4,
+		SrcIP: netip.MustParseAddr(src), DstIP: netip.MustParseAddr(dst), IPProto: decode.ProtoTCP, HasL4: true,
+		SrcPort: sp, DstPort: dp, TCPFlags: decode.TCPFlagACK | decode.TCPFlagPSH, Payload: []byte(payload), TTL: 64}
+}
+
+func TestRuleOrder(t *testing.T) {
+	rs := mustRules(t,
+		`alert tcp any any -> any any (content:"a"; sid:1;)`,
+		`drop tcp any any -> any any (content:"a"; sid:9;)`,
+		`pass tcp any any -> any any (content:"a"; sid:50;)`,
+		`alert tcp any any -> any any (content:"a"; priority:1; sid:60;)`,
+		`alert tcp any any -> any any (content:"a"; flowbits:isset,x; sid:2;)`,
+		`alert tcp any any -> any any (content:"a"; flowbits:set,x; sid:70;)`,
+	)
+	e, errs, err := Build(rs, Config{})
+	if err != nil || len(errs) > 0 {
+		t.Fatalf("build: %v %v", err, errs)
+	}
+	defer e.Close()
+	var got []uint32
+	for _, r := range e.Rules() {
+		got = append(got, r.Src.SID)
+	}
+	// pass, drop, then alerts: flowbits setters, readers, then the rest by priority and sid.
+	want := []uint32{50, 9, 70, 2, 60, 1}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+	// action-order: alert first.
+	e2, _, _ := Build(rs, Config{ActionOrder: []string{"alert", "pass", "drop", "reject"}})
+	defer e2.Close()
+	if first := e2.Rules()[0].Src.SID; first != 70 {
+		t.Errorf("with alert first, first sid %d, want 70", first)
+	}
+}
+
+func TestInspectAlerts(t *testing.T) {
+	rs := mustRules(t,
+		`alert tcp any any -> any 80 (msg:"get"; content:"GET "; depth:4; sid:1;)`,
+		`alert tcp any any -> any 80 (msg:"host"; content:"Host|3a| example"; nocase; sid:2;)`,
+		`alert tcp any any -> any 443 (msg:"wrong port"; content:"GET"; sid:3;)`,
+		`alert tcp 10.0.0.0/8 any -> any any (msg:"no content, net"; flags:AP; sid:4;)`,
+		`alert tcp any any -> any any (msg:"not"; content:"zzz"; sid:5;)`,
+		`alert udp any any -> any any (msg:"udp"; sid:6;)`,
+		`alert tcp any any <> 192.168.1.1 80 (msg:"both ways"; content:"GET"; sid:7;)`,
+	)
+	e, errs, err := Build(rs, Config{})
+	if err != nil || len(errs) > 0 {
+		t.Fatalf("build: %v %v", err, errs)
+	}
+	defer e.Close()
+	tc, err := e.NewThreadCtx(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tc.Close()
+	p := tcpPacket("10.1.1.1", "192.168.1.1", 40000, 80, "GET / HTTP/1.1\r\nHOST: EXAMPLE.org\r\n\r\n")
+	e.Inspect(tc, p, nil, flow.ToServer)
+	var sids []uint32
+	for _, en := range tc.Queue.Entries() {
+		sids = append(sids, e.Rule(en.IID).Src.SID)
+	}
+	if fmt.Sprint(sids) != "[1 2 4 7]" {
+		t.Errorf("alerts %v, want [1 2 4 7]", sids)
+	}
+	// The reverse direction of the <> rule.
+	p2 := tcpPacket("192.168.1.1", "10.9.9.9", 80, 5555, "GET reply")
+	e.Inspect(tc, p2, nil, flow.ToClient)
+	sids = sids[:0]
+	for _, en := range tc.Queue.Entries() {
+		sids = append(sids, e.Rule(en.IID).Src.SID)
+	}
+	if fmt.Sprint(sids) != "[7]" {
+		t.Errorf("reverse alerts %v, want [7]", sids)
+	}
+}
+
+func TestUnsupportedRulesFail(t *testing.T) {
+	rs := mustRules(t,
+		`alert http any any -> any any (http.uri; content:"/x"; sid:1;)`,
+		`alert tcp any any -> any any (content:"ok"; sid:2;)`,
+	)
+	e, errs, err := Build(rs, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "not supported yet") || !strings.Contains(errs[0].Error(), "sid 1") {
+		t.Errorf("errors %v", errs)
+	}
+	if e.Len() != 1 {
+		t.Errorf("%d rules compiled, want 1", e.Len())
+	}
+}
+
+// TestPrefilterMatchesBruteForce builds random rule sets and packets and checks that the
+// prefiltered engine reports exactly the rules a brute-force evaluation of every rule, in iid
+// order, accepts.
+func TestPrefilterMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	words := []string{"abc", "GET", "admin", "x1", "passwd", "Zz", "evil", "|00 01|", "login", "q"}
+	nets := []string{"any", "10.0.0.0/8", "!10.0.0.0/8", "[192.168.0.0/16,10.1.0.0/16]", "192.168.1.1"}
+	ports := []string{"any", "80", "!80", "[80,443,8000:8100]", "1024:"}
+	for round := 0; round < 20; round++ {
+		var texts []string
+		for i := 0; i < 60; i++ {
+			var opts []string
+			for k := rng.IntN(3); k > 0; k-- {
+				c := fmt.Sprintf(`content:"%s";`, words[rng.IntN(len(words))])
+				if rng.IntN(3) == 0 {
+					c += " nocase;"
+				}
+				opts = append(opts, c)
+			}
+			proto := []string{"tcp", "ip", "udp"}[rng.IntN(3)]
+			texts = append(texts, fmt.Sprintf("alert %s %s %s -> %s %s (%s sid:%d;)", proto,
+				nets[rng.IntN(len(nets))], ports[rng.IntN(len(ports))], nets[rng.IntN(len(nets))],
+				ports[rng.IntN(len(ports))], strings.Join(opts, " "), i+1))
+		}
+		rs := mustRules(t, texts...)
+		e, errs, err := Build(rs, Config{PacketAlertMax: 255})
+		if err != nil || len(errs) > 0 {
+			t.Fatalf("build: %v %v", err, errs)
+		}
+		tc, err := e.NewThreadCtx(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addrs := []string{"10.1.2.3", "192.168.1.1", "8.8.8.8", "10.200.0.1"}
+		for k := 0; k < 200; k++ {
+			var payload strings.Builder
+			for n := rng.IntN(5); n > 0; n-- {
+				w := words[rng.IntN(len(words))]
+				if w == "|00 01|" {
+					w = "\x00\x01"
+				}
+				if rng.IntN(2) == 0 {
+					w = strings.ToUpper(w)
+				}
+				payload.WriteString(w + " ")
+			}
+			p := tcpPacket(addrs[rng.IntN(4)], addrs[rng.IntN(4)], uint16(rng.IntN(2)*40000+80), []uint16{80, 443, 8050, 22}[rng.IntN(4)], payload.String())
+			if rng.IntN(4) == 0 {
+				p.IPProto = decode.ProtoUDP
+			}
+			e.Inspect(tc, p, nil, flow.ToServer)
+			var got []uint32
+			for _, en := range tc.Queue.Entries() {
+				got = append(got, en.IID)
+			}
+			var want []uint32
+			st := tc.pst
+			for _, r := range e.Rules() {
+				if r.headerMatch(p) && r.match.Match(&tc.in) && (r.payload == nil || r.payload.Inspect(p.Payload, st)) {
+					want = append(want, r.IID)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("round %d packet %q: engine %v, brute force %v", round, p.Payload, got, want)
+			}
+		}
+		tc.Close()
+		e.Close()
+	}
+}
+
+func TestInspectNoAllocs(t *testing.T) {
+	rs := mustRules(t,
+		`alert tcp any any -> any 80 (content:"GET "; depth:4; sid:1;)`,
+		`alert tcp any any -> any any (content:"never-here"; sid:2;)`,
+		`alert tcp any any -> any any (flags:S; sid:3;)`,
+	)
+	e, _, err := Build(rs, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	tc, _ := e.NewThreadCtx(nil)
+	defer tc.Close()
+	p := tcpPacket("10.1.1.1", "192.168.1.1", 40000, 80, "POST / HTTP/1.1\r\n\r\n")
+	if allocs := testing.AllocsPerRun(1000, func() { e.Inspect(tc, p, nil, flow.ToServer) }); allocs != 0 {
+		t.Errorf("%.1f allocations per non-alerting packet", allocs)
+	}
+	if tc.Queue.Len() != 0 {
+		t.Errorf("unexpected alerts")
+	}
+	_ = alert.NoTx
+}

@@ -1,0 +1,113 @@
+package detect
+
+import (
+	"github.com/meerkat-ids/meerkat/alert"
+	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/detect/match"
+	"github.com/meerkat-ids/meerkat/detect/payload"
+	"github.com/meerkat-ids/meerkat/flow"
+	"github.com/meerkat-ids/meerkat/prefilter/candidates"
+	"github.com/meerkat-ids/meerkat/prefilter/hs"
+)
+
+// ThreadCtx is one worker's detection scratch: Hyperscan scratch and match buffer, the
+// candidate set, the alert queue and the payload state. It is reused for every packet.
+type ThreadCtx struct {
+	e       *Engine
+	scanner *hs.Scanner
+	hits    []uint32
+	cands   *candidates.Set
+	Queue   *alert.Queue
+	pst     *payload.State
+	in      match.Input
+	// Counters
+	MPMScans uint64
+}
+
+// NewThreadCtx makes a worker's context; hosts is the shared xbits/hostbits table (may be nil).
+func (e *Engine) NewThreadCtx(hosts *match.HostTable) (*ThreadCtx, error) {
+	tc := &ThreadCtx{e: e, cands: candidates.New(len(e.rules)), Queue: alert.New(e.cfg.PacketAlertMax),
+		pst: payload.NewState()}
+	tc.in.Hosts = hosts
+	if e.mpm != nil {
+		s, err := hs.NewScanner(e.mpm)
+		if err != nil {
+			return nil, err
+		}
+		tc.scanner = s
+		tc.hits = make([]uint32, max(e.mpm.MaxMatches(), 1))
+	}
+	return tc, nil
+}
+
+// Close releases the Hyperscan scratch.
+func (tc *ThreadCtx) Close() {
+	if tc.scanner != nil {
+		tc.scanner.Close()
+	}
+}
+
+// Inspect runs every rule that may apply to p and leaves the matches in tc.Queue, in iid
+// order. f is p's flow (nil when it has none) and dir its direction in it.
+func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
+	tc.Queue.Reset()
+	if p.IPVersion == 0 || len(e.rules) == 0 {
+		return
+	}
+	cs := tc.cands
+	cs.Reset()
+	for _, iid := range e.always[p.IPProto] {
+		cs.Add(int(iid))
+	}
+	if tc.scanner != nil && len(p.Payload) > 0 {
+		tc.MPMScans++
+		n, _ := tc.scanner.Scan(e.mpm, p.Payload, tc.hits) // overflow cannot happen: hits holds every id
+		for _, id := range tc.hits[:n] {
+			for _, iid := range e.patternRules[id] {
+				cs.Add(int(iid))
+			}
+		}
+	}
+	if cs.Empty() {
+		return
+	}
+	tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
+	for iid, ok := cs.Next(0); ok; iid, ok = cs.Next(iid + 1) {
+		r := e.rules[iid]
+		if !r.headerMatch(p) || !r.match.Match(&tc.in) {
+			continue
+		}
+		if r.payload != nil && !r.payload.Inspect(p.Payload, tc.pst) {
+			continue
+		}
+		r.post.Apply(&tc.in)
+		disp := alert.Matched
+		if r.NoAlert {
+			disp = alert.SuppressedKeepAction
+		}
+		tc.Queue.Add(alert.Entry{IID: r.IID, Action: r.Action, TxID: alert.NoTx}, disp)
+	}
+	tc.Queue.Finalize()
+}
+
+// headerMatch checks the rule header against the packet as Suricata's DetectRunInspectRuleHeader
+// does: IP version, protocol, ports for port protocols (fragments never match port-specific
+// rules), then destination and source address against the packet's own addresses.
+func (r *Rule) headerMatch(p *decode.Packet) bool {
+	if r.ipv4Only && p.IPVersion != 4 || r.ipv6Only && p.IPVersion != 6 {
+		return false
+	}
+	if !r.anyProto && (!r.ipProtos[p.IPProto] || !p.HasL4) {
+		return false // a protocol rule needs that protocol's header (fragments have none)
+	}
+	if r.portProto || !r.sp.Any || !r.dp.Any {
+		if !p.HasPorts() {
+			if !r.sp.Any || !r.dp.Any {
+				return false
+			}
+		} else if !r.sp.Contains(p.SrcPort) || !r.dp.Contains(p.DstPort) {
+			return false
+		}
+	}
+	return r.dst.Contains(p.DstIP) && r.src.Contains(p.SrcIP)
+}
