@@ -22,7 +22,7 @@ i=0
 while IFS= read -r f; do
 	i=$((i + 1))
 	ln -s "$(realpath "$f")" "$work/corpus/$(printf '%04d' $i)-$(basename "$f")"
-done < <(find "$SHARED/corpus/pcaps" -type f \( -name '*.pcap' -o -name '*.pcapng' -o -name '*.cap' \) | sort)
+done < <(find "$SHARED/corpus/pcaps" -type f ! -name '*.md' ! -name '*.txt' ! -name '*.tsv' ! -name 'LICENSE*' ! -name 'README*' | sort)
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 : > "$work/off.txt"; : > "$work/on.txt"; : > "$work/allocs.txt"

@@ -38,7 +38,7 @@ if [ -d "$SHARED/corpus/pcaps" ]; then
 	while IFS= read -r f; do
 		i=$((i + 1))
 		ln -s "$(realpath "$f")" "$work/corpus/$(printf '%04d' $i)-$(basename "$f")"
-	done < <(find "$SHARED/corpus/pcaps" -type f \( -name '*.pcap' -o -name '*.pcapng' -o -name '*.cap' \) | sort)
+	done < <(find "$SHARED/corpus/pcaps" -type f ! -name '*.md' ! -name '*.txt' ! -name '*.tsv' ! -name 'LICENSE*' ! -name 'README*' | sort)
 	captures+=("$work/corpus")
 else
 	echo "note: $SHARED/corpus/pcaps not found; only the synthetic capture is measured" >&2

@@ -82,6 +82,10 @@ type Table struct {
 // sweepInterval is how often, in packet time, the table looks for timed-out flows.
 const sweepInterval = time.Second
 
+// timeJumpBack is how far back a packet's time may lie behind the latest one before the table
+// takes it as the start of another capture rather than a late packet.
+const timeJumpBack = time.Minute
+
 // NewTable returns an empty table with room for hashSize flows before its map grows and
 // prealloc flows allocated up front (suricata.yaml flow.hash-size and flow.prealloc), so that
 // the first flows of a run do not allocate.
@@ -181,8 +185,13 @@ func isICMPv4Error(typ uint8) bool {
 // table is full even after evicting timed-out flows).
 func (t *Table) Packet(p *decode.Packet) (*Flow, Direction) {
 	ts := p.Timestamp.UnixNano()
-	if ts > t.now {
+	if ts > t.now || t.now-ts > int64(timeJumpBack) {
+		// Time moves forward with the packets. A jump far back means another capture started
+		// (a directory of captures): follow it, or every new flow would look timed out.
 		t.now = ts
+		if t.nextScan > ts+int64(sweepInterval) {
+			t.nextScan = ts
+		}
 	}
 	if t.now >= t.nextScan {
 		t.sweep(false)

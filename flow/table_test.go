@@ -323,3 +323,27 @@ func TestVars(t *testing.T) {
 		t.Errorf("inline flowbits allocate %.1f", allocs)
 	}
 }
+
+// TestTimeJumpBack replays two captures one after the other, the second one older: its flows
+// must establish normally instead of looking timed out against the first capture's clock.
+func TestTimeJumpBack(t *testing.T) {
+	tb := NewTable(testConfig(), 1024, 16)
+	tb.Packet(udpPkt("10.0.0.1", "10.0.0.2", 1, 2, 10*time.Hour))
+	steps := []struct {
+		fromClient bool
+		flags      uint8
+	}{{true, syn}, {false, synack}, {true, ack}, {true, ack | decode.TCPFlagPSH}}
+	var f *Flow
+	for i, s := range steps {
+		var p *decode.Packet
+		if s.fromClient {
+			p = tcpPkt("10.0.0.3", "10.0.0.4", 5000, 80, s.flags, time.Duration(i)*time.Millisecond)
+		} else {
+			p = tcpPkt("10.0.0.4", "10.0.0.3", 80, 5000, s.flags, time.Duration(i)*time.Millisecond)
+		}
+		f, _ = tb.Packet(p)
+	}
+	if f.PktsToServer != 3 || !f.PacketEstablished() {
+		t.Errorf("after a jump back: %d packets to server, established %v", f.PktsToServer, f.PacketEstablished())
+	}
+}

@@ -137,7 +137,7 @@ func Run(ctx context.Context, src capture.Source, cfg Config) (*Result, error) {
 		res.Allocs = ms1.Mallocs - ms0.Mallocs
 		res.AllocsPerPacket = float64(res.Allocs) / float64(res.Packets)
 	}
-	// End of capture: flows whose timeout passed by the last packet of the whole capture end
+	// End of capture: flows whose timeout passed by the time of the capture's last packet end
 	// with reason "timeout", the rest with "shutdown", in every worker alike.
 	for _, w := range workers {
 		w.flows.ExpireAt(last)
@@ -163,8 +163,9 @@ func Run(ctx context.Context, src capture.Source, cfg Config) (*Result, error) {
 	return res, err
 }
 
-// readErr classifies a capture error: io.EOF ends the run cleanly, a truncated last record
-// is a warning, anything else is an error.
+// readErr classifies a capture error: io.EOF ends the run cleanly; a truncated capture is a
+// warning and reading goes on (a file source then reports io.EOF, a directory source goes on
+// with its next file); anything else is an error.
 func readErr(err error, cfg *Config) (stop bool, fatal error) {
 	if errors.Is(err, io.EOF) {
 		return true, nil
@@ -173,7 +174,7 @@ func readErr(err error, cfg *Config) (stop bool, fatal error) {
 		if cfg.Warn != nil {
 			cfg.Warn(fmt.Sprintf("capture truncated: %v; everything before it was processed", err))
 		}
-		return true, nil
+		return false, nil
 	}
 	return true, fmt.Errorf("pipeline: reading capture: %w", err)
 }
@@ -191,12 +192,12 @@ func runSingle(ctx context.Context, src capture.Source, w *worker, cfg *Config) 
 			}
 		}
 		if err := src.Next(&fr); err != nil {
-			_, fatal := readErr(err, cfg)
-			return false, last, fatal
+			if stop, fatal := readErr(err, cfg); stop {
+				return false, last, fatal
+			}
+			continue
 		}
-		if fr.Timestamp.After(last) {
-			last = fr.Timestamp
-		}
+		last = fr.Timestamp
 		w.process(&fr)
 	}
 }
@@ -299,12 +300,13 @@ func runWorkers(ctx context.Context, src capture.Source, workers []*worker, bp *
 			}
 		}
 		if err := src.Next(&fr); err != nil {
-			_, fatal = readErr(err, cfg)
-			break
+			var stop bool
+			if stop, fatal = readErr(err, cfg); stop {
+				break
+			}
+			continue
 		}
-		if fr.Timestamp.After(last) {
-			last = fr.Timestamp
-		}
+		last = fr.Timestamp
 		k := 0
 		if n > 1 {
 			k = int(peekHash(fr.LinkType, fr.Data) % uint32(n))

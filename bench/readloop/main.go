@@ -30,7 +30,10 @@ func main() {
 	var sum byte
 	for {
 		if err := src.Next(&fr); err != nil {
-			if errors.Is(err, io.EOF) || errors.Is(err, capture.ErrTruncated) {
+			if errors.Is(err, capture.ErrTruncated) {
+				continue // a directory goes on with its next capture, as meerkat does
+			}
+			if errors.Is(err, io.EOF) {
 				break
 			}
 			fmt.Fprintln(os.Stderr, err)

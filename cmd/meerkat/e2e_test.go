@@ -313,6 +313,14 @@ func TestTruncatedCaptureKeepsWork(t *testing.T) {
 	if len(ofType(r.eve, "flow")) == 0 {
 		t.Errorf("no flow records after a truncated capture")
 	}
+	// In a directory, a truncated capture is a warning and the next capture is read.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a-cut.pcap"), data[:len(data)-40], 0o644)
+	os.WriteFile(filepath.Join(dir, "b-whole.pcap"), data, 0o644)
+	r = runMeerkat(t, "-c", "suricata.yaml", "-r", dir, "--runmode", "single")
+	if r.code != 0 || !strings.Contains(r.stderr, "truncated") || !strings.Contains(r.stderr, "packets: 55\n") {
+		t.Errorf("directory with a truncated capture first: exit %d, want a warning and 27+28 packets:\n%s", r.code, r.stderr)
+	}
 }
 
 // TestSignalFlushesEverything stops a long replay with SIGTERM and checks that the logs hold
