@@ -62,6 +62,8 @@ conformance: build
 
 bench: build
 	./bench/replay.sh
+	./bench/detect.sh
+	./bench/rules_load.sh
 
 bench-go: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./decode/ ./flow/ ./capture/ ./output/ ./pipeline/
