@@ -64,6 +64,10 @@ type Rule struct {
 	post      *match.Post
 	payload   *payload.Program // pkt_data; nil when the rule has no payload keywords
 	hasMPM    bool
+	// needPayload and needNoPayload are Suricata's SIG_MASK_REQUIRE_PAYLOAD and
+	// SIG_MASK_REQUIRE_NO_PAYLOAD: a packet-payload keyword, or a dsize that excludes 0, needs
+	// a packet with payload; dsize:0 needs one without.
+	needPayload, needNoPayload bool
 }
 
 // Engine is the compiled rule set. It is immutable once built and shared by all workers.
@@ -189,6 +193,20 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 	if b := r.Buffer("pkt_data"); b != nil && len(b.Matches) > 0 {
 		if c.payload, err = payload.Compile(b); err != nil {
 			return nil, err
+		}
+		c.needPayload = true
+	}
+	for _, o := range r.Matches {
+		if o.Name != "dsize" {
+			continue
+		}
+		if m, ok := o.Arg.(rules.IntMatch); ok {
+			switch {
+			case m.Op == "=" && m.A == 0:
+				c.needNoPayload = true
+			case m.Op == "=", m.Op == ">", m.Op == ">=", m.Op == "!=", m.Op == "<>":
+				c.needPayload = true
+			}
 		}
 	}
 	c.Alert = e.alertInfo(r, c.Action)

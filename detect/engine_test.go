@@ -216,3 +216,34 @@ func TestInspectNoAllocs(t *testing.T) {
 	}
 	_ = alert.NoTx
 }
+
+// TestPayloadMask follows Suricata's signature masks: payload keywords and a dsize that
+// excludes 0 need a packet with payload; dsize:0 needs one without; dsize:<N does not care.
+func TestPayloadMask(t *testing.T) {
+	rs := mustRules(t,
+		`alert tcp any any -> any any (dsize:!9; sid:1;)`,
+		`alert tcp any any -> any any (dsize:<10; sid:2;)`,
+		`alert tcp any any -> any any (dsize:0; sid:3;)`,
+		`alert tcp any any -> any any (content:!"x"; sid:4;)`,
+	)
+	e, errs, err := Build(rs, Config{})
+	if err != nil || len(errs) > 0 {
+		t.Fatalf("build: %v %v", err, errs)
+	}
+	defer e.Close()
+	tc, _ := e.NewThreadCtx(nil)
+	defer tc.Close()
+	for _, tc2 := range []struct {
+		payload string
+		want    string
+	}{{"", "[2 3]"}, {"abc", "[1 2 4]"}, {"123456789", "[2 4]"}} {
+		e.Inspect(tc, tcpPacket("1.1.1.1", "2.2.2.2", 1, 2, tc2.payload), nil, flow.ToServer)
+		var sids []uint32
+		for _, en := range tc.Queue.Entries() {
+			sids = append(sids, e.Rule(en.IID).Src.SID)
+		}
+		if fmt.Sprint(sids) != tc2.want {
+			t.Errorf("payload %q: sids %v, want %s", tc2.payload, sids, tc2.want)
+		}
+	}
+}

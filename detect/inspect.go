@@ -97,6 +97,9 @@ func (r *Rule) headerMatch(p *decode.Packet) bool {
 	if r.ipv4Only && p.IPVersion != 4 || r.ipv6Only && p.IPVersion != 6 {
 		return false
 	}
+	if r.needPayload && len(p.Payload) == 0 || r.needNoPayload && len(p.Payload) > 0 {
+		return false
+	}
 	if !r.anyProto && (!r.ipProtos[p.IPProto] || !p.HasL4) {
 		return false // a protocol rule needs that protocol's header (fragments have none)
 	}
