@@ -97,6 +97,23 @@ func compileMatch(o *rules.Option, names *Names) (check, error) {
 			op = "!="
 		}
 		return &intCheck{field: f, m: rules.IntMatch{Op: op, A: v}}, nil
+	case "vlan.id":
+		m, ok := intArg()
+		if !ok {
+			return nil, bad()
+		}
+		c := &vlanCheck{m: m, layer: vlanAny}
+		if _, layer, has := strings.Cut(o.Value, ","); has {
+			layer = strings.TrimSpace(layer)
+			if layer == "all" {
+				c.layer = vlanAll
+			} else if n, err := strconv.Atoi(layer); err == nil {
+				c.layer = n
+			} else {
+				return nil, bad()
+			}
+		}
+		return c, nil
 	case "ipopts":
 		bit, ok := ipoptBits[strings.TrimSpace(o.Value)]
 		if !ok {
@@ -509,4 +526,51 @@ func (c *flowbitCheck) match(in *Input) bool {
 		}
 	}
 	return false
+}
+
+// vlanCheck is vlan.id (DetectVlanIdMatch): by default any VLAN layer may match; "all" needs
+// every layer to match; a layer number picks one, counted from the outermost (0) or, when
+// negative, from the innermost (-1).
+type vlanCheck struct {
+	m     rules.IntMatch
+	layer int
+}
+
+const (
+	vlanAny = 1 << 20
+	vlanAll = vlanAny + 1
+)
+
+func (c *vlanCheck) match(in *Input) bool {
+	p := in.P
+	n := int(p.VLANCount)
+	if n == 0 {
+		return false
+	}
+	switch c.layer {
+	case vlanAny:
+		for i := 0; i < n && i < decode.MaxVLANs; i++ {
+			if c.m.Match(uint64(p.VLAN[i])) {
+				return true
+			}
+		}
+		return false
+	case vlanAll:
+		for i := 0; i < n && i < decode.MaxVLANs; i++ {
+			if !c.m.Match(uint64(p.VLAN[i])) {
+				return false
+			}
+		}
+		return true
+	}
+	i := c.layer
+	if i < 0 {
+		i += n
+	} else if n < i {
+		return false
+	}
+	if i < 0 || i >= decode.MaxVLANs {
+		return false
+	}
+	return c.m.Match(uint64(p.VLAN[i]))
 }

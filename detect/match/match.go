@@ -65,7 +65,7 @@ var supported = map[string]bool{
 	"flow": true, "tcp.flags": true, "ttl": true, "itype": true, "icode": true,
 	"icmp_id": true, "icmp_seq": true, "ip_proto": true, "ipopts": true, "fragbits": true,
 	"fragoffset": true, "id": true, "tos": true, "sameip": true, "tcp.seq": true,
-	"tcp.ack": true, "tcp.window": true, "tcp.mss": true, "tcp.wscale": true, "dsize": true,
+	"tcp.ack": true, "tcp.window": true, "tcp.mss": true, "tcp.wscale": true, "dsize": true, "vlan.id": true,
 	"flowbits": true, "flowint": true, "xbits": true, "hostbits": true,
 }
 

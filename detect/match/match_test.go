@@ -681,3 +681,39 @@ func BenchmarkMatch(b *testing.B) {
 		m.Match(in)
 	}
 }
+
+func TestVlanID(t *testing.T) {
+	tests := []struct {
+		rule  string
+		vlans []uint16
+		want  bool
+	}{
+		{"vlan.id:100", []uint16{100}, true},
+		{"vlan.id:100", []uint16{10, 100}, true},
+		{"vlan.id:100", nil, false},
+		{"vlan.id:100,0", []uint16{10, 100}, false},
+		{"vlan.id:100,1", []uint16{10, 100}, true},
+		{"vlan.id:100,-1", []uint16{10, 100}, true},
+		{"vlan.id:>50,all", []uint16{60, 100}, true},
+		{"vlan.id:>50,all", []uint16{60, 10}, false},
+		{"vlan.id:!100", []uint16{100}, false},
+	}
+	for _, tc := range tests {
+		r, err := rules.Parse("alert ip any any -> any any (" + tc.rule + "; sid:1;)")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.rule, err)
+		}
+		m, err := Compile(r, NewNames())
+		if err != nil {
+			t.Fatalf("%s: %v", tc.rule, err)
+		}
+		p := &decode.Packet{IPVersion: 4}
+		for i, v := range tc.vlans {
+			p.VLAN[i] = v
+		}
+		p.VLANCount = uint8(len(tc.vlans))
+		if got := m.Match(&Input{P: p}); got != tc.want {
+			t.Errorf("%s on %v: %v, want %v", tc.rule, tc.vlans, got, tc.want)
+		}
+	}
+}
