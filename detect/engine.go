@@ -20,8 +20,10 @@ import (
 	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/config"
 	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/detect/match"
 	"github.com/meerkat-ids/meerkat/detect/payload"
+	"github.com/meerkat-ids/meerkat/detect/threshold"
 	"github.com/meerkat-ids/meerkat/output"
 	"github.com/meerkat-ids/meerkat/prefilter/hs"
 	"github.com/meerkat-ids/meerkat/rules"
@@ -39,6 +41,10 @@ type Config struct {
 	Classifications map[string]config.Classification
 	// IPS makes drop rules "blocked" in alert records.
 	IPS bool
+	// Thresholds are the threshold.config entries; ThresholdMaxEntries bounds the tracking
+	// tables (0: the package default).
+	Thresholds          []rules.ThresholdEntry
+	ThresholdMaxEntries int
 }
 
 // Rule is one compiled rule.
@@ -82,6 +88,8 @@ type Engine struct {
 	// always[proto] lists, in iid order, the rules without a fast pattern that apply to that IP
 	// protocol; they are candidates for every packet of it.
 	always [256][]uint32
+	// thresholds decides threshold, detection_filter, suppress and rate_filter outcomes.
+	thresholds *threshold.Set
 }
 
 // Supported reports whether the engine can evaluate a keyword. The rule loader uses it so a rule
@@ -103,6 +111,8 @@ var metaKeywords = map[string]bool{
 	"msg": true, "sid": true, "rev": true, "gid": true, "classtype": true, "priority": true,
 	"reference": true, "metadata": true, "noalert": true, "alert": true, "requires": true,
 	"target": true, "pkt_data": true, "rawbytes": true,
+	// Rate keywords, decided by package threshold.
+	"threshold": true, "detection_filter": true,
 }
 
 // Build compiles rules. A rule the engine cannot evaluate is left out and reported in errs
@@ -122,11 +132,27 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 		}
 		compiled = append(compiled, c...)
 	}
+	// Rate settings Suricata refuses (threshold with detection_filter, bad backoff...) fail the
+	// rule; a scratch set checks them before iids are given out.
+	check := threshold.NewSet(threshold.Config{MaxEntries: 1}, cfg.Thresholds)
+	kept := compiled[:0]
+	for i, c := range compiled {
+		if terr := check.Add(uint32(i), c.Src); terr != nil {
+			errs = append(errs, fmt.Errorf("%s:%d: sid %d: %w", c.Src.File, c.Src.Line, c.Src.SID, terr))
+			continue
+		}
+		kept = append(kept, c)
+	}
+	compiled = kept
 	order := actionOrder(cfg.ActionOrder)
 	sort.SliceStable(compiled, func(i, j int) bool { return ruleLess(compiled[i], compiled[j], order) })
 	e.rules = compiled
+	e.thresholds = threshold.NewSet(threshold.Config{MaxEntries: cfg.ThresholdMaxEntries}, cfg.Thresholds)
 	for i, r := range compiled {
 		r.IID = uint32(i)
+		if terr := e.thresholds.Add(r.IID, r.Src); terr != nil {
+			return nil, errs, fmt.Errorf("detect: thresholds: %w", terr)
+		}
 	}
 	if err := e.buildPrefilter(); err != nil {
 		return nil, errs, err
@@ -406,6 +432,14 @@ func (e *Engine) buildPrefilter() error {
 		return fmt.Errorf("detect: compiling %d fast patterns: %w", len(pats), err)
 	}
 	return nil
+}
+
+// ForgetFlow drops the per-flow threshold state of a flow that ended (call it before the flow's
+// memory is reused).
+func (e *Engine) ForgetFlow(f *flow.Flow) {
+	if e.thresholds != nil {
+		e.thresholds.ForgetFlow(f)
+	}
 }
 
 // Close releases the Hyperscan database.

@@ -247,3 +247,44 @@ func TestPayloadMask(t *testing.T) {
 		}
 	}
 }
+
+func TestThresholds(t *testing.T) {
+	rs := mustRules(t,
+		`alert tcp any any -> any any (msg:"limit"; content:"x"; threshold: type limit, track by_src, count 2, seconds 60; sid:1;)`,
+		`alert tcp any any -> any any (msg:"df"; content:"x"; detection_filter: track by_src, count 2, seconds 60; sid:2;)`,
+		`alert tcp any any -> any any (msg:"suppressed"; content:"x"; sid:3;)`,
+	)
+	entries, errs := rules.ParseThresholdConfig("t", strings.NewReader("suppress gen_id 1, sig_id 3, track by_src, ip 10.0.0.1\n"), nil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	e, berrs, err := Build(rs, Config{Thresholds: entries})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if len(berrs) != 0 {
+		t.Errorf("build errors %v", berrs)
+	}
+	tc, _ := e.NewThreadCtx(nil)
+	defer tc.Close()
+	var got []string
+	for i := 0; i < 4; i++ {
+		p := tcpPacket("10.0.0.1", "10.0.0.2", 1000, 80, "x")
+		p.Timestamp = p.Timestamp.Add(time.Duration(i) * time.Second)
+		e.Inspect(tc, p, nil, flow.ToServer)
+		var sids []uint32
+		for _, en := range tc.Queue.Entries() {
+			sids = append(sids, e.Rule(en.IID).Src.SID)
+		}
+		got = append(got, fmt.Sprint(sids))
+	}
+	// limit 2: packets 1 and 2; detection_filter count 2: from the third; sid 3 suppressed.
+	want := "[[1] [1] [2] [2]]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("alerts per packet %v, want %s", got, want)
+	}
+	if c := tc.Queue.Counters; c.Suppressed == 0 {
+		t.Errorf("no suppressed matches counted: %+v", c)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/detect/match"
 	"github.com/meerkat-ids/meerkat/detect/payload"
+	"github.com/meerkat-ids/meerkat/detect/threshold"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/prefilter/candidates"
 	"github.com/meerkat-ids/meerkat/prefilter/hs"
@@ -81,13 +82,43 @@ func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 			continue
 		}
 		r.post.Apply(&tc.in)
+		en := alert.Entry{IID: r.IID, Action: r.Action, TxID: alert.NoTx}
 		disp := alert.Matched
-		if r.NoAlert {
+		if e.thresholds.HasRate(r.IID) {
+			// As in Suricata's PacketAlertHandle: post-matches already ran; the rate decides
+			// whether the match alerts, acts silently, or does nothing at all.
+			d, newAction := e.thresholds.Decide(r.IID, p, f)
+			switch d.Result() {
+			case threshold.NoMatch:
+				disp = alert.SuppressedNoAction
+			case threshold.Suppress:
+				disp = alert.SuppressedKeepAction
+			}
+			if d.Modified() {
+				en.Action = rateAction(newAction)
+				en.Flags |= alert.FlagRateFiltered
+			}
+		}
+		if r.NoAlert && disp == alert.Matched {
 			disp = alert.SuppressedKeepAction
 		}
-		tc.Queue.Add(alert.Entry{IID: r.IID, Action: r.Action, TxID: alert.NoTx}, disp)
+		tc.Queue.Add(en, disp)
 	}
 	tc.Queue.Finalize()
+}
+
+// rateAction maps a rate_filter's new_action to action flags as Suricata does (reject is
+// reject and drop; alert is alert only).
+func rateAction(name string) alert.Action {
+	switch name {
+	case "drop":
+		return alert.ActionDrop | alert.ActionAlert
+	case "reject":
+		return alert.ActionReject | alert.ActionDrop | alert.ActionAlert
+	case "pass":
+		return alert.ActionPass
+	}
+	return alert.ActionAlert
 }
 
 // headerMatch checks the rule header against the packet as Suricata's DetectRunInspectRuleHeader

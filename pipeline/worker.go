@@ -124,6 +124,9 @@ func (w *worker) handle(p *decode.Packet) {
 
 // flowEnded logs a flow that timed out or was ended at shutdown.
 func (w *worker) flowEnded(f *flow.Flow) {
+	if w.cfg.Engine != nil {
+		w.cfg.Engine.ForgetFlow(f)
+	}
 	if w.eve.W == nil || !w.cfg.Outputs.EVEFlow {
 		return
 	}

@@ -77,9 +77,12 @@ func loadRules(o *options, st *config.Settings, files []string, stderr io.Writer
 	if st.Detect.SGHMPMCaching {
 		cache = st.Detect.SGHMPMCachingPath
 	}
+	if err := loadThresholds(o, st, rs, stderr); err != nil {
+		return nil, err
+	}
 	engine, buildErrs, err := detect.Build(rs.rules, detect.Config{
 		ActionOrder: st.ActionOrder, PacketAlertMax: st.PacketAlertMax, MPMCacheDir: cache,
-		Classifications: rs.classifications, IPS: false,
+		Classifications: rs.classifications, IPS: false, Thresholds: rs.thresholds,
 	})
 	if err != nil {
 		return nil, &startupError{err}
@@ -95,19 +98,27 @@ func loadRules(o *options, st *config.Settings, files []string, stderr io.Writer
 	if o.initErrorsFatal && len(fatal) > 0 {
 		return nil, fail("%d rule(s) failed to load and --init-errors-fatal is set", len(fatal))
 	}
-	if st.ThresholdFile != "" {
-		if _, err := os.Stat(st.ThresholdFile); err == nil || st.ThresholdFile != config.DefaultThresholdFile {
-			entries, errs := rules.LoadThresholdConfig(st.ThresholdFile, &st.Vars)
-			for _, e := range errs {
-				fmt.Fprintf(stderr, "meerkat: threshold error: %v\n", e)
-			}
-			if o.initErrorsFatal && len(errs) > 0 {
-				return nil, fail("threshold-file %s has errors and --init-errors-fatal is set", st.ThresholdFile)
-			}
-			rs.thresholds = entries
-		}
-	}
 	return rs, nil
+}
+
+// loadThresholds reads threshold.config when the configuration names one that exists (a
+// missing default file is normal, as in Suricata).
+func loadThresholds(o *options, st *config.Settings, rs *ruleSet, stderr io.Writer) error {
+	if st.ThresholdFile == "" {
+		return nil
+	}
+	if _, err := os.Stat(st.ThresholdFile); err != nil && st.ThresholdFile == config.DefaultThresholdFile {
+		return nil
+	}
+	entries, errs := rules.LoadThresholdConfig(st.ThresholdFile, &st.Vars)
+	for _, e := range errs {
+		fmt.Fprintf(stderr, "meerkat: threshold error: %v\n", e)
+	}
+	if o.initErrorsFatal && len(errs) > 0 {
+		return fail("threshold-file %s has errors and --init-errors-fatal is set", st.ThresholdFile)
+	}
+	rs.thresholds = entries
+	return nil
 }
 
 // analysisRecord is one line of rules.json written by --engine-analysis.
