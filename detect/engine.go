@@ -74,6 +74,13 @@ type Rule struct {
 	// SIG_MASK_REQUIRE_NO_PAYLOAD: a packet-payload keyword, or a dsize that excludes 0, needs
 	// a packet with payload; dsize:0 needs one without.
 	needPayload, needNoPayload bool
+	// toFlow is set when the rule's drop or pass applies to the whole flow (§2.4: explicit
+	// :flow scope, or auto scope for IP-only, like-IP-only, PD-only and app-layer types; stream
+	// and packet types act on the packet, since this engine's matches are never stateful yet).
+	toFlow bool
+	// ipOnly rules are evaluated on the first packet of each flow direction only (and on every
+	// packet without a flow), as Suricata's IP-only engine does.
+	ipOnly bool
 }
 
 // Engine is the compiled rule set. It is immutable once built and shared by all workers.
@@ -233,6 +240,16 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 			case m.Op == "=", m.Op == ">", m.Op == ">=", m.Op == "!=", m.Op == "<>":
 				c.needPayload = true
 			}
+		}
+	}
+	c.ipOnly = r.Type() == rules.TypeIPOnly
+	switch h.Scope {
+	case rules.ScopeFlow:
+		c.toFlow = true
+	case rules.ScopeAuto:
+		switch r.Type() {
+		case rules.TypeIPOnly, rules.TypeLikeIPOnly, rules.TypePDOnly, rules.TypeAppLayer, rules.TypeAppTx:
+			c.toFlow = true
 		}
 	}
 	c.Alert = e.alertInfo(r, c.Action)

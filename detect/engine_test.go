@@ -288,3 +288,40 @@ func TestThresholds(t *testing.T) {
 		t.Errorf("no suppressed matches counted: %+v", c)
 	}
 }
+
+// TestIPOnlyOncePerDirection: like Suricata's IP-only engine, an IP-only rule is evaluated on the
+// first packet of each flow direction only; other rules on every packet.
+func TestIPOnlyOncePerDirection(t *testing.T) {
+	rs := mustRules(t,
+		`alert ip 10.0.0.0/8 any -> any any (msg:"ip-only"; sid:1;)`,
+		`alert tcp 10.0.0.0/8 any -> any any (msg:"packet"; flags:A+; sid:2;)`,
+	)
+	e, _, err := Build(rs, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if e.Rules()[0].Src.Type() != rules.TypeIPOnly {
+		t.Fatalf("sid 1 is %v, not ip_only", e.Rules()[0].Src.Type())
+	}
+	tc, _ := e.NewThreadCtx(nil)
+	defer tc.Close()
+	f := &flow.Flow{}
+	var got []string
+	for i := 0; i < 3; i++ {
+		e.Inspect(tc, tcpPacket("10.0.0.1", "192.168.0.1", 1000, 80, "x"), f, flow.ToServer)
+		var sids []uint32
+		for _, en := range tc.Queue.Entries() {
+			sids = append(sids, e.Rule(en.IID).Src.SID)
+		}
+		got = append(got, fmt.Sprint(sids))
+	}
+	if fmt.Sprint(got) != "[[1 2] [2] [2]]" {
+		t.Errorf("alerts per packet %v, want [[1 2] [2] [2]]", got)
+	}
+	// Without a flow, every packet is evaluated.
+	e.Inspect(tc, tcpPacket("10.0.0.1", "192.168.0.1", 1000, 80, "x"), nil, flow.ToServer)
+	if tc.Queue.Len() != 2 {
+		t.Errorf("flowless packet: %d alerts, want 2", tc.Queue.Len())
+	}
+}

@@ -73,8 +73,15 @@ func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 		return
 	}
 	tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
+	ipOnlyDone := f != nil && f.IPOnlyDone[dir]
+	if f != nil {
+		f.IPOnlyDone[dir] = true
+	}
 	for iid, ok := cs.Next(0); ok; iid, ok = cs.Next(iid + 1) {
 		r := e.rules[iid]
+		if r.ipOnly && ipOnlyDone {
+			continue
+		}
 		if !r.headerMatch(p) || !r.match.Match(&tc.in) {
 			continue
 		}
@@ -83,6 +90,9 @@ func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 		}
 		r.post.Apply(&tc.in)
 		en := alert.Entry{IID: r.IID, Action: r.Action, TxID: alert.NoTx}
+		if r.toFlow {
+			en.Flags |= alert.FlagApplyToFlow
+		}
 		disp := alert.Matched
 		if e.thresholds.HasRate(r.IID) {
 			// As in Suricata's PacketAlertHandle: post-matches already ran; the rate decides

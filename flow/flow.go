@@ -151,6 +151,9 @@ type Flow struct {
 	Action  Action
 	// Vars are the flowbits and flowints rules set on the flow.
 	Vars Vars
+	// IPOnlyDone records, per Direction, that the IP-only rules were evaluated: Suricata
+	// evaluates them on the first packet of each direction only.
+	IPOnlyDone [2]bool
 
 	// timeoutAt caches when the flow expires given its state (Unix nanoseconds); refreshed
 	// on every packet.

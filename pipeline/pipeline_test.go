@@ -11,8 +11,10 @@ import (
 	"github.com/meerkat-ids/meerkat/capture"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/defrag"
+	"github.com/meerkat-ids/meerkat/detect"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
+	"github.com/meerkat-ids/meerkat/rules"
 )
 
 // frame builds an Ethernet/IPv4/TCP frame (checksums left zero: tests run with ChecksumNone).
@@ -230,5 +232,60 @@ func BenchmarkReplayFile(b *testing.B) {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(frames)), "ns/pkt")
 			})
 		}
+	}
+}
+
+// TestFlowPassStopsInspection: an IP-only pass rule applies to the flow (auto scope), so the
+// flow's later packets are not inspected and the alert rule never fires; a packet-scoped pass
+// (flags makes the rule a packet rule) only passes its own packet.
+func TestFlowPassStopsInspection(t *testing.T) {
+	build := func(texts ...string) *detect.Engine {
+		var rs []*rules.Rule
+		for _, s := range texts {
+			r, err := rules.Parse(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs = append(rs, r)
+		}
+		e, errs, err := detect.Build(rs, detect.Config{})
+		if err != nil || len(errs) > 0 {
+			t.Fatal(err, errs)
+		}
+		return e
+	}
+	for _, tc := range []struct {
+		name   string
+		pass   string
+		alerts uint64
+	}{
+		{"flow pass", `pass ip 10.0.0.1 any -> any any (sid:1;)`, 0},
+		{"packet pass", `pass tcp 10.0.0.1 any -> any any (flags:S; sid:1;)`, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := build(tc.pass, `alert tcp any any -> any any (content:"hello"; sid:2;)`)
+			defer e.Close()
+			cfg := testConfig(RunmodeSingle)
+			cfg.Engine = e
+			c, s := [4]byte{10, 0, 0, 1}, [4]byte{10, 0, 0, 2}
+			ts := time.Unix(1700000000, 0)
+			var frames []capture.Frame
+			for i, f := range [][]byte{
+				frame(c, s, 40000, 80, decode.TCPFlagSYN, ""),
+				frame(s, c, 80, 40000, decode.TCPFlagSYN|decode.TCPFlagACK, ""),
+				frame(c, s, 40000, 80, decode.TCPFlagACK, ""),
+				frame(c, s, 40000, 80, decode.TCPFlagACK|decode.TCPFlagPSH, "hello"),
+			} {
+				frames = append(frames, capture.Frame{Data: f, Timestamp: ts.Add(time.Duration(i) * time.Millisecond),
+					LinkType: decode.LinkTypeEthernet, Cnt: uint64(i + 1)})
+			}
+			res, err := Run(context.Background(), &memSource{frames: frames}, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Alerts != tc.alerts {
+				t.Errorf("%d alerts, want %d", res.Alerts, tc.alerts)
+			}
+		})
 	}
 }

@@ -99,8 +99,23 @@ func (w *worker) handle(p *decode.Packet) {
 	if w.tc == nil {
 		return
 	}
+	if f != nil && (f.Action == flow.ActionPass || f.Action == flow.ActionDrop) {
+		// A flow-scoped pass or drop matched earlier: the flow is no longer inspected
+		// (Suricata's DetectFlow, in IDS mode too).
+		return
+	}
 	e := w.cfg.Engine
 	e.Inspect(w.tc, p, f, dir)
+	if f != nil && f.Action == flow.ActionNone {
+		// The first flow-scoped pass or drop decides the flow (RuleActionToFlow); the flow
+		// record shows it as flow.action.
+		switch w.tc.Queue.FlowVerdict() {
+		case alert.FlowPass:
+			f.Action = flow.ActionPass
+		case alert.FlowDrop:
+			f.Action = flow.ActionDrop
+		}
+	}
 	entries := w.tc.Queue.Entries()
 	if len(entries) == 0 {
 		return
