@@ -10,6 +10,8 @@ require (
 )
 
 require (
+	github.com/gaissmai/bart v0.30.0 // indirect
+	github.com/yl2chen/cidranger v1.0.2 // indirect
 	golang.org/x/net v0.55.0 // indirect
 	golang.org/x/sys v0.45.0 // indirect
 )
