@@ -265,7 +265,7 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 // alertInfo prepares what alert records print about the rule.
 func (e *Engine) alertInfo(r *rules.Rule, act alert.Action) output.Alert {
 	a := output.Alert{GID: r.GID, SID: r.SID, Rev: r.Rev, Msg: r.Msg, Severity: 3, TxID: -1,
-		Drop: act&alert.ActionDrop != 0}
+		Drop: act&alert.ActionDrop != 0, Target: r.Target}
 	if r.GID == 0 {
 		a.GID = 1
 	}

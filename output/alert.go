@@ -25,6 +25,8 @@ type Alert struct {
 	TxID int64
 	// Engine is "fw" or "td" in firewall mode, "" otherwise.
 	Engine string
+	// Target is the rule's target keyword: "dest_ip", "src_ip" or "" (no source/target).
+	Target string
 }
 
 // AlertOptions are the eve-log alert type's options that change the record.
@@ -38,7 +40,7 @@ func AlertRecord(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direction, a 
 	j.Reset()
 	j.Begin()
 	PacketHeader(j, p, f, "alert")
-	alertObject(j, a, opt)
+	alertObjectFor(j, p, a, opt)
 	if f != nil {
 		j.String("direction", dir.String())
 		if opt.Flow {
@@ -48,7 +50,11 @@ func AlertRecord(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direction, a 
 	j.End()
 }
 
-func alertObject(j *JSON, a *Alert, opt AlertOptions) {
+func alertObject(j *JSON, a *Alert, opt AlertOptions) { alertObjectFor(j, nil, a, opt) }
+
+// alertObjectFor writes the alert object; p (may be nil) supplies the source and target of a
+// rule with the target keyword.
+func alertObjectFor(j *JSON, p *decode.Packet, a *Alert, opt AlertOptions) {
 	if a.TxID >= 0 {
 		j.Uint("tx_id", uint64(a.TxID))
 	}
@@ -67,6 +73,24 @@ func alertObject(j *JSON, a *Alert, opt AlertOptions) {
 	j.String("signature", a.Msg)
 	j.String("category", a.Category)
 	j.Uint("severity", uint64(a.Severity))
+	if a.Target != "" && p != nil && p.IPVersion != 0 {
+		srcIsTarget := a.Target == "src_ip"
+		endpoint := func(name string, useSrc bool) {
+			j.Object(name)
+			ip, port := p.DstIP, p.DstPort
+			if useSrc {
+				ip, port = p.SrcIP, p.SrcPort
+			}
+			j.IP("ip", ip)
+			if p.IPProto == decode.ProtoTCP || p.IPProto == decode.ProtoUDP || p.IPProto == decode.ProtoSCTP {
+				j.Uint("port", uint64(port))
+			}
+			j.Close('}')
+		}
+		// As AlertJsonSourceTarget: with target:dest_ip the packet's source is the source.
+		endpoint("source", !srcIsTarget)
+		endpoint("target", srcIsTarget)
+	}
 	if opt.Metadata && len(a.Metadata) > 0 {
 		j.Raw("metadata", a.Metadata)
 	}

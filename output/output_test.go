@@ -278,3 +278,17 @@ func FuzzJSONString(f *testing.F) {
 		}
 	})
 }
+
+func TestAlertTarget(t *testing.T) {
+	p := samplePacket()
+	for _, tc := range []struct{ target, want string }{
+		{"dest_ip", `"source":{"ip":"192.168.1.10","port":49152},"target":{"ip":"93.184.216.34","port":80}`},
+		{"src_ip", `"source":{"ip":"93.184.216.34","port":80},"target":{"ip":"192.168.1.10","port":49152}`},
+	} {
+		var j JSON
+		AlertRecord(&j, p, nil, flow.ToServer, &Alert{SID: 1, Target: tc.target, TxID: -1}, AlertOptions{})
+		if !strings.Contains(string(j.B), tc.want) {
+			t.Errorf("target %s: %s", tc.target, j.B)
+		}
+	}
+}
