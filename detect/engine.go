@@ -93,8 +93,10 @@ type Engine struct {
 	mpm          *hs.Database
 	patternRules [][]uint32
 	// always[proto] lists, in iid order, the rules without a fast pattern that apply to that IP
-	// protocol; they are candidates for every packet of it.
-	always [256][]uint32
+	// protocol; they are candidates for every packet of it. alwaysIPOnly holds the IP-only
+	// ones, candidates only on the first packet of each flow direction.
+	always       [256][]uint32
+	alwaysIPOnly [256][]uint32
 	// thresholds decides threshold, detection_filter, suppress and rate_filter outcomes.
 	thresholds *threshold.Set
 }
@@ -423,7 +425,11 @@ func (e *Engine) buildPrefilter() error {
 		if !ok || fp.Buffer != "pkt_data" || fp.Content.Negated || len(fp.Pattern()) == 0 {
 			for p := 0; p < 256; p++ {
 				if r.anyProto || r.ipProtos[p] {
-					e.always[p] = append(e.always[p], r.IID)
+					if r.ipOnly {
+						e.alwaysIPOnly[p] = append(e.alwaysIPOnly[p], r.IID)
+					} else {
+						e.always[p] = append(e.always[p], r.IID)
+					}
 				}
 			}
 			continue

@@ -60,6 +60,12 @@ func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 	for _, iid := range e.always[p.IPProto] {
 		cs.Add(int(iid))
 	}
+	ipOnlyDone := f != nil && f.IPOnlyDone[dir]
+	if !ipOnlyDone {
+		for _, iid := range e.alwaysIPOnly[p.IPProto] {
+			cs.Add(int(iid))
+		}
+	}
 	if tc.scanner != nil && len(p.Payload) > 0 {
 		tc.MPMScans++
 		n, _ := tc.scanner.Scan(e.mpm, p.Payload, tc.hits) // overflow cannot happen: hits holds every id
@@ -73,7 +79,6 @@ func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 		return
 	}
 	tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
-	ipOnlyDone := f != nil && f.IPOnlyDone[dir]
 	if f != nil {
 		f.IPOnlyDone[dir] = true
 	}

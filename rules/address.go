@@ -23,19 +23,25 @@ type Address struct {
 	V6 []IPRange
 }
 
-// Contains reports whether the address set holds a.
+// Contains reports whether the address set holds a. The ranges are sorted and disjoint, so a
+// binary search finds the only range that can hold a.
 func (a *Address) Contains(ip netip.Addr) bool {
 	ip = ip.Unmap()
 	rs := a.V6
 	if ip.Is4() {
 		rs = a.V4
 	}
-	for _, r := range rs {
-		if r.Contains(ip) {
-			return true
+	// The first range whose last address is not below ip.
+	lo, hi := 0, len(rs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if rs[m].Last.Compare(ip) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
 		}
 	}
-	return false
+	return lo < len(rs) && rs[lo].First.Compare(ip) <= 0
 }
 
 // Prefixes returns the address set as CIDR prefixes, IPv4 first.

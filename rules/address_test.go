@@ -197,3 +197,31 @@ func TestParsePort(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestAddressContainsMatchesLinearScan(t *testing.T) {
+	a, err := ParseAddress("[10.0.0.0/8,!10.1.0.0/16,192.168.1.1,192.168.1.3,172.16.0.0/12,2001:db8::/32,!2001:db8:1::/48,::1]", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	linear := func(ip netip.Addr) bool {
+		ip = ip.Unmap()
+		rs := a.V6
+		if ip.Is4() {
+			rs = a.V4
+		}
+		for _, r := range rs {
+			if r.Contains(ip) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, s := range []string{"10.0.0.0", "10.0.255.255", "10.1.0.0", "10.1.255.255", "10.2.0.0", "9.255.255.255",
+		"11.0.0.0", "192.168.1.1", "192.168.1.2", "192.168.1.3", "172.31.255.255", "0.0.0.0", "255.255.255.255",
+		"2001:db8::", "2001:db8:1::5", "2001:db8:2::", "::1", "::2", "::ffff:10.0.0.1"} {
+		ip := netip.MustParseAddr(s)
+		if got, want := a.Contains(ip), linear(ip); got != want {
+			t.Errorf("Contains(%s) = %v, linear %v", s, got, want)
+		}
+	}
+}
