@@ -25,6 +25,7 @@ import (
 	"github.com/meerkat-ids/meerkat/detect/threshold"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
+	"github.com/meerkat-ids/meerkat/prefilter/broad"
 	"github.com/meerkat-ids/meerkat/prefilter/hs"
 	"github.com/meerkat-ids/meerkat/rules"
 )
@@ -41,6 +42,9 @@ type Config struct {
 	Classifications map[string]config.Classification
 	// IPS makes drop rules "blocked" in alert records.
 	IPS bool
+	// NoBroadIndex keeps rules without a fast pattern in per-protocol lists checked one by one
+	// (for comparisons); by default they go through the broad-rule index.
+	NoBroadIndex bool
 	// Thresholds are the threshold.config entries; ThresholdMaxEntries bounds the tracking
 	// tables (0: the package default).
 	Thresholds          []rules.ThresholdEntry
@@ -97,6 +101,14 @@ type Engine struct {
 	// ones, candidates only on the first packet of each flow direction.
 	always       [256][]uint32
 	alwaysIPOnly [256][]uint32
+	// broad indexes the rules without a fast pattern by address, port and protocol (issue #5):
+	// one lookup per packet returns the ones whose header can accept it. broadIID maps the
+	// index's dense numbering to iids; broadIPOnly marks the IP-only ones by that numbering.
+	broad       *broad.Index
+	broadIID    []uint32
+	broadIPOnly []uint64
+	// UseBroadIndex is false when Config.NoBroadIndex asked for the per-protocol lists.
+	useBroad bool
 	// thresholds decides threshold, detection_filter, suppress and rate_filter outcomes.
 	thresholds *threshold.Set
 }
@@ -444,6 +456,39 @@ func (e *Engine) buildPrefilter() error {
 			e.patternRules = append(e.patternRules, nil)
 		}
 		e.patternRules[id] = append(e.patternRules[id], r.IID)
+	}
+	if !e.cfg.NoBroadIndex {
+		var brs []broad.Rule
+		for p := 0; p < 256; p++ {
+			e.always[p], e.alwaysIPOnly[p] = nil, nil
+		}
+		for _, r := range e.rules {
+			if r.hasMPM {
+				continue
+			}
+			br := broad.Rule{Src: r.src, Dst: r.dst, SrcPort: r.sp, DstPort: r.dp,
+				IPv4Only: r.ipv4Only, IPv6Only: r.ipv6Only}
+			if !r.anyProto {
+				for p := 0; p < 256; p++ {
+					if r.ipProtos[p] {
+						br.Protos = append(br.Protos, uint8(p))
+					}
+				}
+			}
+			brs = append(brs, br)
+			e.broadIID = append(e.broadIID, r.IID)
+		}
+		idx, err := broad.Build(brs, broad.Options{})
+		if err != nil {
+			return fmt.Errorf("detect: broad-rule index: %w", err)
+		}
+		e.broad, e.useBroad = idx, true
+		e.broadIPOnly = make([]uint64, idx.Words())
+		for k, iid := range e.broadIID {
+			if e.rules[iid].ipOnly {
+				e.broadIPOnly[k>>6] |= 1 << (k & 63)
+			}
+		}
 	}
 	var err error
 	if e.cfg.MPMCacheDir != "" {

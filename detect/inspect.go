@@ -1,6 +1,8 @@
 package detect
 
 import (
+	"math/bits"
+
 	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/detect/match"
@@ -21,6 +23,7 @@ type ThreadCtx struct {
 	Queue   *alert.Queue
 	pst     *payload.State
 	in      match.Input
+	bbuf    []uint64 // broad-rule index result
 	// Counters
 	MPMScans uint64
 }
@@ -30,6 +33,9 @@ func (e *Engine) NewThreadCtx(hosts *match.HostTable) (*ThreadCtx, error) {
 	tc := &ThreadCtx{e: e, cands: candidates.New(len(e.rules)), Queue: alert.New(e.cfg.PacketAlertMax),
 		pst: payload.NewState()}
 	tc.in.Hosts = hosts
+	if e.broad != nil {
+		tc.bbuf = make([]uint64, e.broad.Words())
+	}
 	if e.mpm != nil {
 		s, err := hs.NewScanner(e.mpm)
 		if err != nil {
@@ -57,13 +63,27 @@ func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 	}
 	cs := tc.cands
 	cs.Reset()
-	for _, iid := range e.always[p.IPProto] {
-		cs.Add(int(iid))
-	}
 	ipOnlyDone := f != nil && f.IPOnlyDone[dir]
-	if !ipOnlyDone {
-		for _, iid := range e.alwaysIPOnly[p.IPProto] {
+	if e.useBroad {
+		words := e.broad.Lookup(tc.bbuf, p.SrcIP, p.DstIP, p.IPProto, p.SrcPort, p.DstPort, p.HasPorts())
+		for w, bits := range words {
+			if ipOnlyDone {
+				bits &^= e.broadIPOnly[w]
+			}
+			for bits != 0 {
+				k := w<<6 | bits0(bits)
+				bits &= bits - 1
+				cs.Add(int(e.broadIID[k]))
+			}
+		}
+	} else {
+		for _, iid := range e.always[p.IPProto] {
 			cs.Add(int(iid))
+		}
+		if !ipOnlyDone {
+			for _, iid := range e.alwaysIPOnly[p.IPProto] {
+				cs.Add(int(iid))
+			}
 		}
 	}
 	if tc.scanner != nil && len(p.Payload) > 0 {
@@ -121,6 +141,8 @@ func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 	}
 	tc.Queue.Finalize()
 }
+
+func bits0(x uint64) int { return bits.TrailingZeros64(x) }
 
 // rateAction maps a rate_filter's new_action to action flags as Suricata does (reject is
 // reject and drop; alert is alert only).
