@@ -92,10 +92,11 @@ type Engine struct {
 	cfg   Config
 	rules []*Rule
 	names *match.Names
-	// mpm is the Hyperscan database of the pkt_data fast patterns; patternRules maps a
-	// pattern id to the iids of the rules using it.
-	mpm          *hs.Database
-	patternRules [][]uint32
+	// groups hold the Hyperscan databases of the pkt_data fast patterns, one per signature
+	// group: IP protocol class (TCP, UDP, other) and direction (to server, to client), as
+	// Suricata splits rule groups, so a packet is scanned only for the patterns of rules that
+	// can apply to it.
+	groups [mpmGroups]mpmGroup
 	// always[proto] lists, in iid order, the rules without a fast pattern that apply to that IP
 	// protocol; they are candidates for every packet of it. alwaysIPOnly holds the IP-only
 	// ones, candidates only on the first packet of each flow direction.
@@ -112,6 +113,30 @@ type Engine struct {
 	// thresholds decides threshold, detection_filter, suppress and rate_filter outcomes.
 	thresholds *threshold.Set
 }
+
+// mpmGroups is the number of signature groups: 3 protocol classes x 2 directions.
+const mpmGroups = 6
+
+// mpmGroup is one signature group's prefilter: the database and, per pattern id, the iids of
+// the rules using that pattern.
+type mpmGroup struct {
+	db           *hs.Database
+	patternRules [][]uint32
+}
+
+// protoClass is a packet's protocol class for signature grouping.
+func protoClass(proto uint8) int {
+	switch proto {
+	case decode.ProtoTCP:
+		return 0
+	case decode.ProtoUDP:
+		return 1
+	}
+	return 2
+}
+
+// groupOf returns the signature group of a packet of protocol proto going in direction dir.
+func groupOf(proto uint8, dir flow.Direction) int { return protoClass(proto)*2 + int(dir) }
 
 // Supported reports whether the engine can evaluate a keyword. The rule loader uses it so a rule
 // with anything else fails with "keyword X is not supported yet".
@@ -430,8 +455,11 @@ func (e *Engine) buildPrefilter() error {
 		pat    string
 		nocase bool
 	}
-	ids := map[key]uint32{}
-	var pats []hs.Pattern
+	var ids [mpmGroups]map[key]uint32
+	var pats [mpmGroups][]hs.Pattern
+	for g := range ids {
+		ids[g] = map[key]uint32{}
+	}
 	for _, r := range e.rules {
 		fp, ok := r.Src.FastPattern()
 		if !ok || fp.Buffer != "pkt_data" || fp.Content.Negated || len(fp.Pattern()) == 0 {
@@ -448,14 +476,19 @@ func (e *Engine) buildPrefilter() error {
 		}
 		r.hasMPM = true
 		k := key{string(fp.Pattern()), fp.Content.Nocase}
-		id, ok := ids[k]
-		if !ok {
-			id = uint32(len(pats))
-			ids[k] = id
-			pats = append(pats, hs.Pattern{ID: id, Bytes: fp.Pattern(), Nocase: fp.Content.Nocase})
-			e.patternRules = append(e.patternRules, nil)
+		for g := 0; g < mpmGroups; g++ {
+			if !r.inGroup(g) {
+				continue
+			}
+			id, ok := ids[g][k]
+			if !ok {
+				id = uint32(len(pats[g]))
+				ids[g][k] = id
+				pats[g] = append(pats[g], hs.Pattern{ID: id, Bytes: fp.Pattern(), Nocase: fp.Content.Nocase})
+				e.groups[g].patternRules = append(e.groups[g].patternRules, nil)
+			}
+			e.groups[g].patternRules[id] = append(e.groups[g].patternRules[id], r.IID)
 		}
-		e.patternRules[id] = append(e.patternRules[id], r.IID)
 	}
 	if !e.cfg.NoBroadIndex {
 		var brs []broad.Rule
@@ -490,16 +523,37 @@ func (e *Engine) buildPrefilter() error {
 			}
 		}
 	}
-	var err error
-	if e.cfg.MPMCacheDir != "" {
-		e.mpm, err = hs.CompileCached(pats, e.cfg.MPMCacheDir)
-	} else {
-		e.mpm, err = hs.Compile(pats, hs.Options{})
-	}
-	if err != nil {
-		return fmt.Errorf("detect: compiling %d fast patterns: %w", len(pats), err)
+	for g := range e.groups {
+		var err error
+		if e.cfg.MPMCacheDir != "" {
+			e.groups[g].db, err = hs.CompileCached(pats[g], e.cfg.MPMCacheDir)
+		} else {
+			e.groups[g].db, err = hs.Compile(pats[g], hs.Options{})
+		}
+		if err != nil {
+			return fmt.Errorf("detect: compiling %d fast patterns: %w", len(pats[g]), err)
+		}
 	}
 	return nil
+}
+
+// inGroup reports whether the rule can apply to packets of signature group g: its protocol
+// covers the group's protocol class and its direction (flow:to_server / to_client) allows the
+// group's direction.
+func (r *Rule) inGroup(g int) bool {
+	class, dir := g/2, flow.Direction(g%2)
+	if dir == flow.ToServer && !r.Src.ToServer || dir == flow.ToClient && !r.Src.ToClient {
+		return false
+	}
+	if r.anyProto {
+		return true
+	}
+	for p := 0; p < 256; p++ {
+		if r.ipProtos[p] && protoClass(uint8(p)) == class {
+			return true
+		}
+	}
+	return false
 }
 
 // ForgetFlow drops the per-flow threshold state of a flow that ended (call it before the flow's
@@ -512,7 +566,7 @@ func (e *Engine) ForgetFlow(f *flow.Flow) {
 
 // Close releases the Hyperscan database.
 func (e *Engine) Close() {
-	if e.mpm != nil {
-		e.mpm.Close()
+	for g := range e.groups {
+		e.groups[g].db.Close()
 	}
 }

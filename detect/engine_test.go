@@ -10,6 +10,7 @@ import (
 
 	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/detect/match"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/rules"
 )
@@ -142,6 +143,12 @@ func TestPrefilterMatchesBruteForce(t *testing.T) {
 				}
 				opts = append(opts, c)
 			}
+			switch rng.IntN(4) {
+			case 0:
+				opts = append(opts, "flow:to_server;")
+			case 1:
+				opts = append(opts, "flow:to_client;")
+			}
 			proto := []string{"tcp", "ip", "udp"}[rng.IntN(3)]
 			texts = append(texts, fmt.Sprintf("alert %s %s %s -> %s %s (%s sid:%d;)", proto,
 				nets[rng.IntN(len(nets))], ports[rng.IntN(len(ports))], nets[rng.IntN(len(nets))],
@@ -173,20 +180,32 @@ func TestPrefilterMatchesBruteForce(t *testing.T) {
 			if rng.IntN(4) == 0 {
 				p.IPProto = decode.ProtoUDP
 			}
-			e.Inspect(tc, p, nil, flow.ToServer)
+			var fl *flow.Flow
+			dir := flow.ToServer
+			if rng.IntN(3) > 0 {
+				fl = &flow.Flow{}
+				dir = flow.Direction(rng.IntN(2))
+			}
+			e.Inspect(tc, p, fl, dir)
 			var got []uint32
 			for _, en := range tc.Queue.Entries() {
 				got = append(got, en.IID)
 			}
 			var want []uint32
 			st := tc.pst
+			in := match.Input{P: p, F: fl, Dir: dir}
 			for _, r := range e.Rules() {
-				if r.headerMatch(p) && r.match.Match(&tc.in) && (r.payload == nil || r.payload.Inspect(p.Payload, st)) {
+				if r.headerMatch(p) && r.match.Match(&in) && (r.payload == nil || r.payload.Inspect(p.Payload, st)) {
 					want = append(want, r.IID)
 				}
 			}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Fatalf("round %d packet %q: engine %v, brute force %v", round, p.Payload, got, want)
+				var texts2 []string
+				for _, iid := range want {
+					texts2 = append(texts2, e.Rule(iid).Src.Raw)
+				}
+				t.Fatalf("round %d packet %q %v:%d->%v:%d proto %d flow %v dir %v: engine %v, brute force %v\n%s", round, p.Payload,
+					p.SrcIP, p.SrcPort, p.DstIP, p.DstPort, p.IPProto, fl != nil, dir, got, want, strings.Join(texts2, "\n"))
 			}
 		}
 		tc.Close()

@@ -36,13 +36,21 @@ func (e *Engine) NewThreadCtx(hosts *match.HostTable) (*ThreadCtx, error) {
 	if e.broad != nil {
 		tc.bbuf = make([]uint64, e.broad.Words())
 	}
-	if e.mpm != nil {
-		s, err := hs.NewScanner(e.mpm)
+	var dbs []*hs.Database
+	most := 1
+	for g := range e.groups {
+		if db := e.groups[g].db; db != nil {
+			dbs = append(dbs, db)
+			most = max(most, db.MaxMatches())
+		}
+	}
+	if len(dbs) > 0 {
+		s, err := hs.NewScanner(dbs...)
 		if err != nil {
 			return nil, err
 		}
 		tc.scanner = s
-		tc.hits = make([]uint32, max(e.mpm.MaxMatches(), 1))
+		tc.hits = make([]uint32, most)
 	}
 	return tc, nil
 }
@@ -86,11 +94,12 @@ func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 			}
 		}
 	}
-	if tc.scanner != nil && len(p.Payload) > 0 {
+	// Flowless packets use the to-server group, as in Suricata.
+	if g := &e.groups[groupOf(p.IPProto, dir)]; g.db != nil && len(p.Payload) > 0 {
 		tc.MPMScans++
-		n, _ := tc.scanner.Scan(e.mpm, p.Payload, tc.hits) // overflow cannot happen: hits holds every id
+		n, _ := tc.scanner.Scan(g.db, p.Payload, tc.hits) // overflow cannot happen: hits holds every id
 		for _, id := range tc.hits[:n] {
-			for _, iid := range e.patternRules[id] {
+			for _, iid := range g.patternRules[id] {
 				cs.Add(int(iid))
 			}
 		}
