@@ -164,6 +164,9 @@ func TestPrefilterMatchesBruteForce(t *testing.T) {
 			t.Fatal(err)
 		}
 		addrs := []string{"10.1.2.3", "192.168.1.1", "8.8.8.8", "10.200.0.1"}
+		// Flows are reused for repeated tuples, so the per-flow broad-rule cache and the
+		// once-per-direction IP-only evaluation are exercised; the brute force knows both.
+		flows := map[string]*flow.Flow{}
 		for k := 0; k < 200; k++ {
 			var payload strings.Builder
 			for n := rng.IntN(5); n > 0; n-- {
@@ -183,9 +186,14 @@ func TestPrefilterMatchesBruteForce(t *testing.T) {
 			var fl *flow.Flow
 			dir := flow.ToServer
 			if rng.IntN(3) > 0 {
-				fl = &flow.Flow{}
 				dir = flow.Direction(rng.IntN(2))
+				key := fmt.Sprint(p.SrcIP, p.SrcPort, p.DstIP, p.DstPort, p.IPProto, dir)
+				if fl = flows[key]; fl == nil {
+					fl = &flow.Flow{}
+					flows[key] = fl
+				}
 			}
+			ipOnlyDone := fl != nil && fl.IPOnlyDone[dir]
 			e.Inspect(tc, p, fl, dir)
 			var got []uint32
 			for _, en := range tc.Queue.Entries() {
@@ -195,6 +203,9 @@ func TestPrefilterMatchesBruteForce(t *testing.T) {
 			st := tc.pst
 			in := match.Input{P: p, F: fl, Dir: dir}
 			for _, r := range e.Rules() {
+				if r.ipOnly && ipOnlyDone {
+					continue
+				}
 				if r.headerMatch(p) && r.match.Match(&in) && (r.payload == nil || r.payload.Inspect(p.Payload, st)) {
 					want = append(want, r.IID)
 				}

@@ -73,15 +73,40 @@ func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 	cs.Reset()
 	ipOnlyDone := f != nil && f.IPOnlyDone[dir]
 	if e.useBroad {
-		words := e.broad.Lookup(tc.bbuf, p.SrcIP, p.DstIP, p.IPProto, p.SrcPort, p.DstPort, p.HasPorts())
-		for w, bits := range words {
-			if ipOnlyDone {
-				bits &^= e.broadIPOnly[w]
+		var bc *flow.BroadCache
+		if f != nil {
+			bc = &f.Broad[dir]
+		}
+		if bc != nil && bc.Valid && !bc.Overflow {
+			// The flow direction's tuple does not change: the cached broad candidates
+			// (IP-only ones excluded, they ran on the first packet) stand for the lookup.
+			for _, iid := range bc.IIDs[:bc.N] {
+				cs.Add(int(iid))
 			}
-			for bits != 0 {
-				k := w<<6 | bits0(bits)
-				bits &= bits - 1
-				cs.Add(int(e.broadIID[k]))
+		} else {
+			words := e.broad.Lookup(tc.bbuf, p.SrcIP, p.DstIP, p.IPProto, p.SrcPort, p.DstPort, p.HasPorts())
+			if bc != nil {
+				bc.Valid, bc.Overflow, bc.N = true, false, 0
+			}
+			for w, bits := range words {
+				for bits != 0 {
+					k := w<<6 | bits0(bits)
+					bits &= bits - 1
+					iid := e.broadIID[k]
+					ipOnly := e.broadIPOnly[w]&(1<<(k&63)) != 0
+					if bc != nil && !ipOnly {
+						if int(bc.N) < len(bc.IIDs) {
+							bc.IIDs[bc.N] = iid
+							bc.N++
+						} else {
+							bc.Overflow = true
+						}
+					}
+					if ipOnly && ipOnlyDone {
+						continue
+					}
+					cs.Add(int(iid))
+				}
 			}
 		}
 	} else {

@@ -154,6 +154,9 @@ type Flow struct {
 	// IPOnlyDone records, per Direction, that the IP-only rules were evaluated: Suricata
 	// evaluates them on the first packet of each direction only.
 	IPOnlyDone [2]bool
+	// Broad caches, per Direction, the broad rules (by iid) whose header accepts the flow's
+	// tuple, so only a direction's first packet looks them up. The detection engine owns it.
+	Broad [2]BroadCache
 
 	// timeoutAt caches when the flow expires given its state (Unix nanoseconds); refreshed
 	// on every packet.
@@ -182,3 +185,15 @@ func (f *Flow) Age() int64 { return f.Last().Unix() - f.Start.Unix() }
 
 // Last returns the time of the flow's latest packet.
 func (f *Flow) Last() time.Time { return time.Unix(0, f.LastUnixNano) }
+
+// BroadCacheSize is how many broad-rule candidates a flow direction caches inline.
+const BroadCacheSize = 16
+
+// BroadCache is one flow direction's cached broad-rule candidates. A direction with more
+// candidates than fit sets Overflow, and its packets look the rules up each time.
+type BroadCache struct {
+	Valid    bool
+	Overflow bool
+	N        uint8
+	IIDs     [BroadCacheSize]uint32
+}
