@@ -63,6 +63,7 @@ conformance: build
 bench: build
 	./bench/replay.sh
 	./bench/detect.sh
+	./bench/broad.sh
 	./bench/rules_load.sh
 
 bench-go: deps
