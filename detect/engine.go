@@ -244,6 +244,9 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 		}
 	}
 	c := &Rule{Src: r, Action: alert.Action(h.Actions[0].Flags()), NoAlert: r.NoAlert}
+	if r.Alert && c.Action&alert.ActionPass != 0 {
+		c.Action |= alert.ActionAlert // pass rule with the alert keyword: its match is logged
+	}
 	if len(h.Protocol.IPProtos) == 0 {
 		c.anyProto = true
 	}

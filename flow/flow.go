@@ -154,6 +154,9 @@ type Flow struct {
 	// IPOnlyDone records, per Direction, that the IP-only rules were evaluated: Suricata
 	// evaluates them on the first packet of each direction only.
 	IPOnlyDone [2]bool
+	// DropLogged records, per Direction, that a drop record was written (drop logging with
+	// `flows: start` logs a direction's first drop only, unless a rule dropped the packet).
+	DropLogged [2]bool
 	// Broad caches, per Direction, the broad rules (by iid) whose header accepts the flow's
 	// tuple, so only a direction's first packet looks them up. The detection engine owns it.
 	Broad [2]BroadCache

@@ -346,7 +346,8 @@ func (f *Flow) update(p *decode.Packet, ts int64, dir Direction, midstream bool)
 		// As in Suricata, "established" is decided before the stream engine sees the packet:
 		// the ACK that completes the handshake is not established yet, unless it carries data.
 		f.pktEstablished = f.State == StateEstablished || f.TCP.Session && f.TCP.State >= TCPEstablished
-		if p.IsTCP() && !p.L4ChecksumBad {
+		// A packet of a dropped flow never reaches the stream engine (FlowWorker skips it).
+		if p.IsTCP() && !p.L4ChecksumBad && f.Action != ActionDrop {
 			before := f.TCP.State
 			f.updateTCP(p, dir, midstream)
 			if before == TCPSynRecv && f.TCP.State >= TCPEstablished && len(p.Payload) > 0 {

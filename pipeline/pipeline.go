@@ -37,6 +37,9 @@ type Outputs struct {
 	EVE *output.Writer
 	// EVETypes selects which EVE event types are written.
 	EVEFlow, EVEStats, EVEAlert, EVEDrop bool
+	// DropAlerts adds the alert that caused a drop to drop records (drop's `alerts`);
+	// DropAllFlows logs every dropped packet, not only a flow direction's first (`flows: all`).
+	DropAlerts, DropAllFlows bool
 	// StatsOmitZero leaves zero counters out of stats records (null-values: no).
 	StatsOmitZero bool
 	Alert         output.AlertOptions
@@ -149,6 +152,7 @@ func Run(ctx context.Context, src capture.Source, cfg Config) (*Result, error) {
 	res.Elapsed = elapsed
 	res.Stats = collectStats(workers, &cfg)
 	res.Alerts = res.Stats.Value("detect.alert")
+	res.Drops = res.Stats.Value("ips.blocked")
 	res.Flows = res.Stats.Value("flow.total")
 	if cfg.Outputs.EVE != nil && cfg.Outputs.EVEStats {
 		var j output.JSON

@@ -3,8 +3,11 @@ package pipeline
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -287,5 +290,67 @@ func TestFlowPassStopsInspection(t *testing.T) {
 				t.Errorf("%d alerts, want %d", res.Alerts, tc.alerts)
 			}
 		})
+	}
+}
+
+// TestIPSDrops: in IPS mode a flow-scoped drop (IP-only rule) drops its packet with reason
+// "rules", every later packet of the flow with "flow drop", logs one drop record per flow
+// direction plus the rule's, and counts ips.blocked/accepted.
+func TestIPSDrops(t *testing.T) {
+	r, err := rules.Parse(`drop ip 10.0.0.1 any -> any any (msg:"drop it"; sid:1;)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, errs, err := detect.Build([]*rules.Rule{r}, detect.Config{IPS: true})
+	if err != nil || len(errs) > 0 {
+		t.Fatal(err, errs)
+	}
+	defer e.Close()
+	dir := t.TempDir()
+	w, err := output.OpenWriter(filepath.Join(dir, "eve.json"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(RunmodeSingle)
+	cfg.Engine, cfg.IPS = e, true
+	cfg.Outputs = Outputs{EVE: w, EVEAlert: true, EVEDrop: true, DropAlerts: true, EVEStats: true}
+	c, s, o := [4]byte{10, 0, 0, 1}, [4]byte{10, 0, 0, 2}, [4]byte{10, 0, 0, 3}
+	ts := time.Unix(1700000000, 0)
+	var frames []capture.Frame
+	for i, f := range [][]byte{
+		frame(c, s, 40000, 80, decode.TCPFlagSYN, ""),
+		frame(s, c, 80, 40000, decode.TCPFlagSYN|decode.TCPFlagACK, ""),
+		frame(c, s, 40000, 80, decode.TCPFlagACK, ""),
+		frame(o, s, 40001, 80, decode.TCPFlagSYN, ""), // another flow, not dropped
+	} {
+		frames = append(frames, capture.Frame{Data: f, Timestamp: ts.Add(time.Duration(i) * time.Millisecond),
+			LinkType: decode.LinkTypeEthernet, Cnt: uint64(i + 1)})
+	}
+	res, err := Run(context.Background(), &memSource{frames: frames}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if res.Drops != 3 || res.Stats.Value("ips.accepted") != 1 || res.Stats.Value("ips.drop_reason.rules") != 1 ||
+		res.Stats.Value("ips.drop_reason.flow_drop") != 2 {
+		var all []string
+		res.Stats.Each(func(n string, v uint64) {
+			if strings.HasPrefix(n, "ips.") {
+				all = append(all, fmt.Sprintf("%s=%d", n, v))
+			}
+		})
+		t.Errorf("drops %d, stats %v", res.Drops, all)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "eve.json"))
+	text := string(data)
+	// The rule's drop (with its alert), then the first flow drop of the other direction; the
+	// third packet's flow drop in a direction already logged is not logged (flows: start).
+	if n := strings.Count(text, `"event_type":"drop"`); n != 2 {
+		t.Errorf("%d drop records, want 2:\n%s", n, text)
+	}
+	for _, want := range []string{`"reason":"rules"},"alert":{"action":"blocked"`, `"reason":"flow drop"`, `"action":"blocked","gid":1,"signature_id":1`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("eve lacks %s:\n%s", want, text)
+		}
 	}
 }

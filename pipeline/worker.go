@@ -25,6 +25,7 @@ type worker struct {
 	fast    output.Buffer
 	tc      *detect.ThreadCtx // nil without detection
 	line    []byte            // fast.log line scratch
+	ips     ipsCounters
 
 	packets uint64
 	bytes   uint64
@@ -97,44 +98,99 @@ func (w *worker) process(fr *capture.Frame) {
 func (w *worker) handle(p *decode.Packet) {
 	f, dir := w.flows.Packet(p)
 	if w.tc == nil {
+		if w.cfg.IPS {
+			w.ips.Accepted++
+		}
 		return
 	}
 	if f != nil && (f.Action == flow.ActionPass || f.Action == flow.ActionDrop) {
 		// A flow-scoped pass or drop matched earlier: the flow is no longer inspected
-		// (Suricata's DetectFlow, in IDS mode too).
+		// (Suricata's DetectFlow, in IDS mode too). In IPS mode a dropped flow drops the packet.
+		if w.cfg.IPS {
+			if f.Action == flow.ActionDrop {
+				w.drop(p, f, dir, "flow drop", nil)
+			} else {
+				w.ips.Accepted++
+			}
+		}
 		return
 	}
 	e := w.cfg.Engine
 	e.Inspect(w.tc, p, f, dir)
+	q := w.tc.Queue
 	if f != nil && f.Action == flow.ActionNone {
 		// The first flow-scoped pass or drop decides the flow (RuleActionToFlow); the flow
 		// record shows it as flow.action.
-		switch w.tc.Queue.FlowVerdict() {
+		switch q.FlowVerdict() {
 		case alert.FlowPass:
 			f.Action = flow.ActionPass
 		case alert.FlowDrop:
 			f.Action = flow.ActionDrop
 		}
 	}
-	entries := w.tc.Queue.Entries()
-	if len(entries) == 0 {
+	entries := q.Entries()
+	if len(entries) > 0 {
+		if f != nil {
+			f.Alerted = true
+		}
+		outs := &w.cfg.Outputs
+		for _, en := range entries {
+			a := &e.Rule(en.IID).Alert
+			if w.eve.W != nil && outs.EVEAlert {
+				output.AlertRecord(&w.json, p, f, dir, a, outs.Alert)
+				w.eve.Line(w.json.B)
+			}
+			if w.fast.W != nil {
+				w.line = output.FastLine(w.line[:0], p, a, w.cfg.IPS)
+				w.fast.Lines(w.line)
+			}
+		}
+	}
+	if !w.cfg.IPS {
 		return
 	}
-	if f != nil {
-		f.Alerted = true
+	v := q.Verdict()
+	if v&alert.ActionDrop == 0 {
+		w.ips.Accepted++
+		return
 	}
+	if v&(alert.ActionReject|alert.ActionRejectDst|alert.ActionRejectBoth) != 0 {
+		w.ips.Rejected++
+	}
+	reason := "rules"
+	var by *output.Alert
+	if en, ok := q.FirstDrop(); ok {
+		by = &e.Rule(en.IID).Alert
+		if en.Flags&alert.FlagRateFiltered != 0 {
+			reason = "threshold detection_filter"
+		}
+	}
+	w.drop(p, f, dir, reason, by)
+}
+
+// drop counts a packet dropped in IPS mode and writes its EVE drop record: with drop's
+// `flows: start` (the default) only the first drop of each flow direction unless a rule
+// dropped it, with `flows: all` every one (output-json-drop.c).
+func (w *worker) drop(p *decode.Packet, f *flow.Flow, dir flow.Direction, reason string, by *output.Alert) {
+	w.ips.Blocked++
+	w.ips.reason(reason)
 	outs := &w.cfg.Outputs
-	for _, en := range entries {
-		a := &e.Rule(en.IID).Alert
-		if w.eve.W != nil && outs.EVEAlert {
-			output.AlertRecord(&w.json, p, f, dir, a, outs.Alert)
-			w.eve.Line(w.json.B)
-		}
-		if w.fast.W != nil {
-			w.line = output.FastLine(w.line[:0], p, a, w.cfg.IPS)
-			w.fast.Lines(w.line)
+	if w.eve.W == nil || !outs.EVEDrop {
+		return
+	}
+	if !outs.DropAllFlows && f != nil && by == nil {
+		if f.DropLogged[dir] {
+			return
 		}
 	}
+	if f != nil {
+		f.DropLogged[dir] = true
+	}
+	if !outs.DropAlerts {
+		by = nil
+	}
+	output.DropRecord(&w.json, p, f, dir, reason, by)
+	w.eve.Line(w.json.B)
 }
 
 // flowEnded logs a flow that timed out or was ended at shutdown.
@@ -163,7 +219,9 @@ func collectStats(workers []*worker, cfg *Config) *output.Stats {
 	var fl flow.Counters
 	var df defrag.Counters
 	var al alert.Counters
+	var ips ipsCounters
 	for _, w := range workers {
+		ips.add(&w.ips)
 		dec.Add(&w.dec.Counters)
 		fl.Add(&w.flows.Counters)
 		df.Add(&w.defrag.Counters)
@@ -186,5 +244,47 @@ func collectStats(workers []*worker, cfg *Config) *output.Stats {
 	j.B = append(j.B, ']')
 	s.SetRaw("detect.engines", j.B)
 	al.Each(s.Set)
+	if cfg.IPS {
+		ips.each(s.Set)
+	}
 	return s
+}
+
+// dropReasons are Suricata's drop reasons Meerkat raises, as stats names
+// (ips.drop_reason.<name>) and EVE drop.reason texts.
+var dropReasons = [...]struct{ text, stat string }{
+	{"rules", "rules"}, {"flow drop", "flow_drop"}, {"threshold detection_filter", "threshold_detection_filter"},
+}
+
+// ipsCounters are one worker's IPS verdict counts (stats ips.*).
+type ipsCounters struct {
+	Accepted, Blocked, Rejected uint64
+	Reasons                     [len(dropReasons)]uint64
+}
+
+func (c *ipsCounters) reason(text string) {
+	for i, r := range dropReasons {
+		if r.text == text {
+			c.Reasons[i]++
+		}
+	}
+}
+
+func (c *ipsCounters) add(o *ipsCounters) {
+	c.Accepted += o.Accepted
+	c.Blocked += o.Blocked
+	c.Rejected += o.Rejected
+	for i := range c.Reasons {
+		c.Reasons[i] += o.Reasons[i]
+	}
+}
+
+func (c *ipsCounters) each(fn func(name string, v uint64)) {
+	fn("ips.accepted", c.Accepted)
+	fn("ips.blocked", c.Blocked)
+	fn("ips.rejected", c.Rejected)
+	fn("ips.replaced", 0)
+	for i, r := range dropReasons {
+		fn("ips.drop_reason."+r.stat, c.Reasons[i])
+	}
 }

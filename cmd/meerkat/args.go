@@ -170,7 +170,7 @@ Meerkat reads Suricata's rules, suricata.yaml and command line, and writes Suric
   --include <file>                     load an extra configuration file (repeatable)
   --disable-detection                  run without rules: decode, flows and logs only
   --init-errors-fatal                  any rule that fails to load stops start-up
-  --simulate-ips                       run a capture as if inline (IPS verdicts)
+  --simulate-ips                       run a capture as an inline IPS would (drop rules drop)
   --firewall                           firewall mode
   --firewall-rules-exclusive=<file>    firewall mode with this firewall rule file only
   --build-info                         print build information and exit

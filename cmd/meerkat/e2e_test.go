@@ -251,7 +251,6 @@ func TestStartupErrors(t *testing.T) {
 		{"missing capture", []string{"-r", filepath.Join(dir, "none.pcap")}, "none.pcap"},
 		{"bad runmode", []string{"-r", "pcaps/sample.pcap", "--runmode", "turbo"}, "unknown runmode"},
 		{"bad set", []string{"-r", "pcaps/sample.pcap", "--set", "novalue"}, "--set novalue"},
-		{"ips not yet", []string{"-r", "pcaps/sample.pcap", "--simulate-ips"}, "not implemented yet"},
 		{"firewall not yet", []string{"-r", "pcaps/sample.pcap", "--firewall-rules-exclusive=x.rules"}, "not implemented yet"},
 		{"unknown keyword listed", []string{"--list-keywords=nosuchkeyword"}, "unknown keyword"},
 		{"missing rules fatal", []string{"-r", "pcaps/sample.pcap", "-S", "no-such.rules", "--init-errors-fatal"}, "no-such.rules"},

@@ -74,8 +74,6 @@ func execute(o *options, stdout, stderr io.Writer) error {
 		return nil
 	case o.listKeywordsSet:
 		return listKeywords(stdout, o.listKeywords)
-	case o.simulateIPS:
-		return fail("--simulate-ips is not implemented yet (IPS verdicts are issue #6)")
 	case o.firewall || o.firewallExclusive != "":
 		return fail("firewall mode is not implemented yet (issue #6)")
 	}
@@ -168,6 +166,7 @@ func execute(o *options, stdout, stderr io.Writer) error {
 	}
 	pc := pipelineConfig(st, runmode, o, outs, stderr)
 	pc.RulesLoaded, pc.RulesFailed, pc.RulesSkipped = uint64(rs.stats.Loaded), uint64(rs.stats.Failed), uint64(rs.stats.Skipped)
+	pc.IPS = o.simulateIPS
 	if rs.engine != nil && rs.engine.Len() > 0 {
 		pc.Engine = rs.engine
 		pc.Hosts = match.NewHostTable(st.Host.HashSize * 4)
@@ -371,6 +370,8 @@ func openOutputs(st *config.Settings, logDir string) (pipeline.Outputs, func() e
 		outs.StatsOmitZero = !eve.Stats.NullValues
 		outs.EVEAlert = eve.Has("alert")
 		outs.EVEDrop = eve.Has("drop")
+		outs.DropAlerts = eve.Drop.Alerts
+		outs.DropAllFlows = eve.Drop.Flows == "all"
 		outs.Alert = output.AlertOptions{Metadata: eve.Alert.RuleMetadata, Flow: eve.Alert.Flow}
 	}
 	fast := &st.Outputs.Fast
