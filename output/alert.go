@@ -33,10 +33,20 @@ type Alert struct {
 type AlertOptions struct {
 	Metadata bool // rule metadata (metadata.rule.metadata, default on)
 	Flow     bool // the flow object (metadata.flow, default on)
+	Verdict  bool // the verdict object (verdict, default off)
 }
 
-// AlertRecord writes a complete EVE `alert` record in Suricata's key order.
-func AlertRecord(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direction, a *Alert, opt AlertOptions) {
+// Verdict is the packet's final verdict as EVE's `verdict` object gives it (EveAddVerdict):
+// Action is "alert", "drop", "pass" or "accept"; RejectTarget and Reject are set for rejects.
+type Verdict struct {
+	Action       string
+	RejectTarget string // "to_client", "to_server" or "both"
+	Reject       string // "tcp-reset" or "icmp-prohib"
+}
+
+// AlertRecord writes a complete EVE `alert` record in Suricata's key order. v is written as the
+// verdict object when opt.Verdict is set.
+func AlertRecord(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direction, a *Alert, opt AlertOptions, v *Verdict) {
 	j.Reset()
 	j.Begin()
 	PacketHeader(j, p, f, "alert")
@@ -47,7 +57,24 @@ func AlertRecord(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direction, a 
 			FlowObject(j, f)
 		}
 	}
+	if opt.Verdict && v != nil {
+		verdictObject(j, v)
+	}
 	j.End()
+}
+
+func verdictObject(j *JSON, v *Verdict) {
+	j.Object("verdict")
+	j.String("action", v.Action)
+	if v.RejectTarget != "" {
+		j.String("reject-target", v.RejectTarget)
+	}
+	if v.Reject != "" {
+		j.Array("reject")
+		j.ElemString(v.Reject)
+		j.Close(']')
+	}
+	j.Close('}')
 }
 
 func alertObject(j *JSON, a *Alert, opt AlertOptions) { alertObjectFor(j, nil, a, opt) }

@@ -127,7 +127,7 @@ func TestRecordsGolden(t *testing.T) {
 
 	a := &Alert{GID: 1, SID: 1000002, Rev: 3, Msg: "MEERKAT test \"quoted\"", Category: "Potentially Bad Traffic",
 		Severity: 2, Metadata: []byte(`{"created_at":["2026_01_15"]}`), TxID: -1}
-	AlertRecord(&j, p, f, flow.ToServer, a, AlertOptions{Metadata: true, Flow: true})
+	AlertRecord(&j, p, f, flow.ToServer, a, AlertOptions{Metadata: true, Flow: true}, nil)
 	all = append(append(all, j.B...), '\n')
 
 	a.Blocked, a.Drop = true, true
@@ -286,7 +286,7 @@ func TestAlertTarget(t *testing.T) {
 		{"src_ip", `"source":{"ip":"93.184.216.34","port":80},"target":{"ip":"192.168.1.10","port":49152}`},
 	} {
 		var j JSON
-		AlertRecord(&j, p, nil, flow.ToServer, &Alert{SID: 1, Target: tc.target, TxID: -1}, AlertOptions{})
+		AlertRecord(&j, p, nil, flow.ToServer, &Alert{SID: 1, Target: tc.target, TxID: -1}, AlertOptions{}, nil)
 		if !strings.Contains(string(j.B), tc.want) {
 			t.Errorf("target %s: %s", tc.target, j.B)
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/capture"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/defrag"
@@ -351,6 +352,38 @@ func TestIPSDrops(t *testing.T) {
 	for _, want := range []string{`"reason":"rules"},"alert":{"action":"blocked"`, `"reason":"flow drop"`, `"action":"blocked","gid":1,"signature_id":1`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("eve lacks %s:\n%s", want, text)
+		}
+	}
+}
+
+func TestPacketVerdict(t *testing.T) {
+	tcp := &decode.Packet{IPVersion: 4, IPProto: decode.ProtoTCP, HasL4: true}
+	type add struct {
+		iid    uint32
+		action alert.Action
+	}
+	tests := []struct {
+		name string
+		adds []add
+		ips  bool
+		want output.Verdict
+	}{
+		{"alerts only", []add{{1, alert.ActionAlert}, {2, alert.ActionAlert}}, false, output.Verdict{Action: "alert"}},
+		{"drop in IDS", []add{{1, alert.ActionDrop | alert.ActionAlert}}, false, output.Verdict{Action: "alert"}},
+		{"drop in IPS", []add{{1, alert.ActionDrop | alert.ActionAlert}}, true, output.Verdict{Action: "drop"}},
+		{"reject", []add{{1, alert.ActionReject | alert.ActionDrop | alert.ActionAlert}}, true,
+			output.Verdict{Action: "drop", RejectTarget: "to_client", Reject: "tcp-reset"}},
+		{"alert then silent pass", []add{{1, alert.ActionAlert}, {2, alert.ActionPass}}, false, output.Verdict{Action: "pass"}},
+		{"pass with alert logged last", []add{{1, alert.ActionAlert}, {2, alert.ActionPass | alert.ActionAlert}}, false, output.Verdict{Action: "pass"}},
+	}
+	for _, tc := range tests {
+		q := alert.New(15)
+		for _, a := range tc.adds {
+			q.Add(alert.Entry{IID: a.iid, Action: a.action, TxID: alert.NoTx}, alert.Matched)
+		}
+		q.Finalize()
+		if got := packetVerdict(q, tcp, tc.ips); got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
 }

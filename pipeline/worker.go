@@ -134,10 +134,14 @@ func (w *worker) handle(p *decode.Packet) {
 			f.Alerted = true
 		}
 		outs := &w.cfg.Outputs
+		var v output.Verdict
+		if outs.Alert.Verdict {
+			v = packetVerdict(q, p, w.cfg.IPS)
+		}
 		for _, en := range entries {
 			a := &e.Rule(en.IID).Alert
 			if w.eve.W != nil && outs.EVEAlert {
-				output.AlertRecord(&w.json, p, f, dir, a, outs.Alert)
+				output.AlertRecord(&w.json, p, f, dir, a, outs.Alert, &v)
 				w.eve.Line(w.json.B)
 			}
 			if w.fast.W != nil {
@@ -287,4 +291,50 @@ func (c *ipsCounters) each(fn func(name string, v uint64)) {
 	for i, r := range dropReasons {
 		fn("ips.drop_reason."+r.stat, c.Reasons[i])
 	}
+}
+
+// packetVerdict is EveAddVerdict's decision for a packet whose matches are in q: a reject
+// ("drop" inline, "alert" otherwise, with its target and packet kind), a drop in IPS mode,
+// "pass" when the last logged alert is a pass with alert or an unlogged pass follows the logged
+// alerts with room left, else "alert".
+func packetVerdict(q *alert.Queue, p *decode.Packet, ips bool) output.Verdict {
+	act := q.Verdict()
+	var v output.Verdict
+	switch {
+	case act&(alert.ActionReject|alert.ActionRejectDst|alert.ActionRejectBoth) != 0:
+		v.Action = "alert"
+		if ips {
+			v.Action = "drop"
+		}
+		switch {
+		case act&alert.ActionReject != 0:
+			v.RejectTarget = "to_client"
+		case act&alert.ActionRejectDst != 0:
+			v.RejectTarget = "to_server"
+		default:
+			v.RejectTarget = "both"
+		}
+		switch p.IPProto {
+		case decode.ProtoTCP:
+			v.Reject = "tcp-reset"
+		case decode.ProtoUDP, decode.ProtoICMP, decode.ProtoICMPv6:
+			v.Reject = "icmp-prohib"
+		}
+		return v
+	case act&alert.ActionDrop != 0 && ips:
+		v.Action = "drop"
+		return v
+	}
+	entries := q.Entries()
+	n := len(entries)
+	pe, passed := q.PassEntry()
+	switch {
+	case n == 0,
+		entries[n-1].Action&(alert.ActionPass|alert.ActionAlert) == alert.ActionPass|alert.ActionAlert,
+		passed && pe.Action&alert.ActionAlert == 0 && n < q.Max():
+		v.Action = "pass"
+	default:
+		v.Action = "alert"
+	}
+	return v
 }
