@@ -2,7 +2,8 @@
 # Broad-rule index at scale (issue #5): the corpus replayed with 1,000 and with 50,000 broad
 # rules (bench/gen-broad: IP-only blocklists, lists with negations, port rules, IPv6), alternating,
 # ROUNDS times each, --runmode single -k none. The bar: 50k reaches at least 60% of 1k's
-# packets/s. Writes bench/results/<date>-<host>-broad.json.
+# packets/s. Also runs the index's Go benchmarks (lookup and build, bart vs cidranger). Writes
+# bench/results/<date>-<host>-broad.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-5}
@@ -35,6 +36,11 @@ a=$(median < "$work/1k.txt"); b=$(median < "$work/50k.txt")
 ratio=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.3f", b/a}')
 verdict=$(awk -v r="$ratio" 'BEGIN {print (r >= 0.6) ? "PASS" : "FAIL"}')
 printf '1,000 broad rules: %s packets/s; 50,000: %s packets/s; ratio %s (bar 0.6): %s\n' "$a" "$b" "$ratio" "$verdict"
+# The index's own Go benchmarks: lookup and build at 1k/10k/50k rules, bart against
+# cidranger side by side in one run.
+go test ./prefilter/broad/ -run '^$' -bench . -benchtime 1s -benchmem 2>&1 | grep -E '^Benchmark' > "$work/gobench.txt" || true
+cat "$work/gobench.txt"
+gobench=$(sed -E 's/[[:space:]]+/ /g; s/^/    "/; s/$/"/' "$work/gobench.txt" | paste -sd, -)
 host=$(hostname -s 2>/dev/null || echo host)
 out="bench/results/$(date -u +%Y-%m-%d)-${host}-broad.json"
 cat > "$out" <<JSON
@@ -53,6 +59,10 @@ cat > "$out" <<JSON
   "ratio": $ratio,
   "bar": 0.6,
   "verdict": "$verdict",
+  "go_benchmarks_command": "go test ./prefilter/broad/ -run '^\$' -bench . -benchtime 1s -benchmem",
+  "go_benchmarks": [
+$gobench
+  ],
   "disclaimer": "One machine on one day; a shared, noisy VM. Ratios measured side by side are more trustworthy than absolute figures."
 }
 JSON
