@@ -40,6 +40,8 @@ type Config struct {
 	MPMCacheDir string
 	// Classifications give classtype descriptions and default priorities.
 	Classifications map[string]config.Classification
+	// References are reference.config's URL prefixes by (lower-case) system name.
+	References map[string]string
 	// IPS makes drop rules "blocked" in alert records.
 	IPS bool
 	// NoBroadIndex keeps rules without a fast pattern in per-protocol lists checked one by one
@@ -320,6 +322,18 @@ func (e *Engine) alertInfo(r *rules.Rule, act alert.Action) output.Alert {
 	}
 	a.Blocked = act&(alert.ActionReject|alert.ActionRejectDst|alert.ActionRejectBoth) != 0 ||
 		act&alert.ActionDrop != 0 && e.cfg.IPS
+	if len(r.References) > 0 {
+		var j output.JSON
+		j.B = append(j.B, '[')
+		for i, ref := range r.References {
+			if i > 0 {
+				j.B = append(j.B, ',')
+			}
+			j.B = output.AppendJSONString(j.B, e.referenceText(ref))
+		}
+		j.B = append(j.B, ']')
+		a.References = j.B
+	}
 	if len(r.Metadata) > 0 {
 		m := map[string][]string{}
 		var keys []string
@@ -343,6 +357,21 @@ func (e *Engine) alertInfo(r *rules.Rule, act alert.Action) output.Alert {
 		a.Metadata = append([]byte(nil), j.B...)
 	}
 	return a
+}
+
+// referenceText is how Suricata prints a reference (DetectReferenceParse, AlertJsonReference):
+// a scheme written in the value ("url,https://x") is kept; otherwise reference.config's URL
+// prefix for the system goes in front, "undefined" for a system it does not know.
+func (e *Engine) referenceText(ref rules.Reference) string {
+	id := ref.ID
+	if ref.Scheme {
+		return ref.System + "://" + id
+	}
+	prefix, ok := e.cfg.References[strings.ToLower(ref.System)]
+	if !ok {
+		prefix = "undefined"
+	}
+	return prefix + id
 }
 
 // actionOrder maps action flags to their rank in action-order.

@@ -27,6 +27,8 @@ type Alert struct {
 	Engine string
 	// Target is the rule's target keyword: "dest_ip", "src_ip" or "" (no source/target).
 	Target string
+	// References is the rule's references as an encoded JSON array of strings, or nil.
+	References []byte
 }
 
 // AlertOptions are the eve-log alert type's options that change the record.
@@ -34,6 +36,8 @@ type AlertOptions struct {
 	Metadata bool // rule metadata (metadata.rule.metadata, default on)
 	Flow     bool // the flow object (metadata.flow, default on)
 	Verdict  bool // the verdict object (verdict, default off)
+	// References adds the rule's references (metadata.rule.reference, default off).
+	References bool
 }
 
 // Verdict is the packet's final verdict as EVE's `verdict` object gives it (EveAddVerdict):
@@ -117,6 +121,9 @@ func alertObjectFor(j *JSON, p *decode.Packet, a *Alert, opt AlertOptions) {
 		// As AlertJsonSourceTarget: with target:dest_ip the packet's source is the source.
 		endpoint("source", !srcIsTarget)
 		endpoint("target", srcIsTarget)
+	}
+	if opt.References && len(a.References) > 0 {
+		j.Raw("references", a.References)
 	}
 	if opt.Metadata && len(a.Metadata) > 0 {
 		j.Raw("metadata", a.Metadata)

@@ -155,9 +155,11 @@ func setupReference(p *ruleParser, o *Option, arg string) error {
 	for j < len(s) && isAlpha(s[j]) {
 		j++
 	}
+	scheme := false
 	if j > 0 && strings.HasPrefix(s[j:], "://") {
 		key = s[:j]
 		s = s[j+3:]
+		scheme = true
 	}
 	k := 0
 	for k < len(s) {
@@ -172,7 +174,7 @@ func setupReference(p *ruleParser, o *Option, arg string) error {
 	if id == "" || len(key) >= 64 || len(id) >= 1024 {
 		return bad()
 	}
-	p.r.References = append(p.r.References, Reference{System: key, ID: id})
+	p.r.References = append(p.r.References, Reference{System: key, ID: id, Scheme: scheme})
 	o.Value = strings.TrimSpace(arg)
 	return nil
 }

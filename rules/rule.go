@@ -110,10 +110,14 @@ type Buffer struct {
 
 // Reference is one reference keyword.
 type Reference struct {
-	// System is the reference system as written ("url", "cve").
+	// System is the reference system as written ("url", "cve"), or the scheme when the value
+	// carried one ("url,https://x" gives System "https", Scheme true), which Suricata then
+	// prints instead of reference.config's prefix.
 	System string
 	// ID is the reference value.
 	ID string
+	// Scheme is set when System is a scheme written in the value.
+	Scheme bool
 }
 
 // Metadata is one key/value entry of a metadata keyword.

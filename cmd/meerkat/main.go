@@ -372,7 +372,8 @@ func openOutputs(st *config.Settings, logDir string) (pipeline.Outputs, func() e
 		outs.EVEDrop = eve.Has("drop")
 		outs.DropAlerts = eve.Drop.Alerts
 		outs.DropAllFlows = eve.Drop.Flows == "all"
-		outs.Alert = output.AlertOptions{Metadata: eve.Alert.RuleMetadata, Flow: eve.Alert.Flow, Verdict: eve.Alert.Verdict}
+		outs.Alert = output.AlertOptions{Metadata: eve.Alert.RuleMetadata, Flow: eve.Alert.Flow, Verdict: eve.Alert.Verdict,
+			References: eve.Alert.RuleReference}
 	}
 	fast := &st.Outputs.Fast
 	if fast.Present && fast.Enabled {

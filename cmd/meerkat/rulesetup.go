@@ -82,7 +82,7 @@ func loadRules(o *options, st *config.Settings, files []string, stderr io.Writer
 	}
 	engine, buildErrs, err := detect.Build(rs.rules, detect.Config{
 		ActionOrder: st.ActionOrder, PacketAlertMax: st.PacketAlertMax, MPMCacheDir: cache,
-		Classifications: rs.classifications, IPS: o.simulateIPS, Thresholds: rs.thresholds,
+		Classifications: rs.classifications, References: rs.references, IPS: o.simulateIPS, Thresholds: rs.thresholds,
 	})
 	if err != nil {
 		return nil, &startupError{err}
