@@ -8,6 +8,7 @@ import (
 	"github.com/meerkat-ids/meerkat/detect"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
+	"github.com/meerkat-ids/meerkat/reject"
 )
 
 // worker owns everything one goroutine needs for its share of the packets: the reused
@@ -308,18 +309,13 @@ func packetVerdict(q *alert.Queue, p *decode.Packet, ips bool) output.Verdict {
 		}
 		switch {
 		case act&alert.ActionReject != 0:
-			v.RejectTarget = "to_client"
+			v.RejectTarget = reject.ToSource.String()
 		case act&alert.ActionRejectDst != 0:
-			v.RejectTarget = "to_server"
+			v.RejectTarget = reject.ToDestination.String()
 		default:
-			v.RejectTarget = "both"
+			v.RejectTarget = reject.Both.String()
 		}
-		switch p.IPProto {
-		case decode.ProtoTCP:
-			v.Reject = "tcp-reset"
-		case decode.ProtoUDP, decode.ProtoICMP, decode.ProtoICMPv6:
-			v.Reject = "icmp-prohib"
-		}
+		v.Reject = reject.EVEKind(p).String()
 		return v
 	case act&alert.ActionDrop != 0 && ips:
 		v.Action = "drop"
