@@ -49,6 +49,10 @@ func newWorker(id, n int, cfg *Config) (*worker, error) {
 	w.fast.W = cfg.Outputs.Fast
 	w.json.B = make([]byte, 0, 4096)
 	w.eve.Grow(128 << 10)
+	if w.fast.W != nil {
+		w.fast.Grow(64 << 10)
+		w.line = make([]byte, 0, 1024)
+	}
 	if cfg.Engine != nil {
 		tc, err := cfg.Engine.NewThreadCtx(cfg.Hosts)
 		if err != nil {
