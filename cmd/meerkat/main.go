@@ -65,6 +65,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func execute(o *options, stdout, stderr io.Writer) error {
+	// MEERKAT_CPUPROFILE=<file> writes a CPU profile of everything after argument parsing, start-up included (for `go tool pprof`).
+	if path := os.Getenv("MEERKAT_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return fail("cpu profile: %v", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fail("cpu profile: %v", err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
 	switch {
 	case o.version:
 		fmt.Fprintf(stdout, "This is Meerkat version %s (follows Suricata %s)\n", Version, SuricataVersion)
@@ -185,20 +199,6 @@ func execute(o *options, stdout, stderr io.Writer) error {
 				decode.ChecksumTCP: "TCP (-k all)", decode.ChecksumNone: "none (-k none)", decode.ChecksumAll: "all"}[pc.Checksums])
 	}
 
-	// MEERKAT_CPUPROFILE=<file> writes a CPU profile of the run (for `go tool pprof`).
-	if path := os.Getenv("MEERKAT_CPUPROFILE"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return fail("cpu profile: %v", err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fail("cpu profile: %v", err)
-		}
-		defer func() {
-			pprof.StopCPUProfile()
-			f.Close()
-		}()
-	}
 	// MEERKAT_MEMPROFILE=<file> records every allocation and writes an allocation profile at
 	// the end (for `go tool pprof -sample_index=alloc_objects`).
 	if path := os.Getenv("MEERKAT_MEMPROFILE"); path != "" {

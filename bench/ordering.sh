@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Rule-file order must not change the speed (issue #8's ordering check, in the style of
+# Suricata's PR 8565 hyperfine runs): the same rules in four orders (sorted by sid, shuffled,
+# reversed, broad rules last) replayed over the same capture, timed with hyperfine, the orders
+# taking turns round by round. The rules are
+# the ET Open 2024 rules the engine evaluates plus 5,000 broad rules from bench/gen-broad; the
+# capture is the corpus directory. The bar: the slowest order takes at most 1.03x the fastest
+# (hyperfine medians). Writes bench/results/<date>-<host>-ordering.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-3}
+SHARED=${SHARED:-../shared}
+ET=${ET:-$SHARED/corpus/rules/et-open-2024-04}
+command -v hyperfine >/dev/null || { echo "ordering.sh: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
+if [ ! -d "$SHARED/corpus/pcaps" ] || [ ! -d "$ET" ]; then
+	echo "ordering.sh: $SHARED/corpus not found; nothing measured" >&2
+	exit 0
+fi
+work=$(mktemp -d /tmp/meerkat-ordering.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+go build -o "$work/meerkat" ./cmd/meerkat
+mkdir -p "$work/corpus"
+i=0
+while IFS= read -r f; do
+	i=$((i + 1))
+	ln -s "$(realpath "$f")" "$work/corpus/$(printf '%04d' $i)-$(basename "$f")"
+done < <(find "$SHARED/corpus/pcaps" -type f ! -name '*.md' ! -name '*.txt' ! -name '*.tsv' ! -name 'LICENSE*' ! -name 'README*' | sort)
+
+# The rules: every ET rule line (the engine refuses the ones it cannot evaluate, the same way in
+# every order) and the broad rules.
+grep -hE '^(alert|drop|pass|reject)' "$ET"/*.rules > "$work/et.rules"
+go run ./bench/gen-broad -n 5000 -seed 7 > "$work/broad.rules"
+sidof() { sed -E 's/.*[(; ]sid: *([0-9]+);.*/\1 &/'; }
+cat "$work/et.rules" "$work/broad.rules" | sidof | sort -n -k1,1 | cut -d' ' -f2- > "$work/sorted.rules"
+# A deterministic shuffle: order by a hash of the line.
+awk '{ h = 0; for (i = 1; i <= length($0); i++) h = (h * 31 + index("abcdefghijklmnopqrstuvwxyz0123456789", substr($0, i, 1))) % 1000003; print h "\t" $0 }' "$work/sorted.rules" | sort -n -k1,1 | cut -f2- > "$work/shuffled.rules"
+tac "$work/sorted.rules" > "$work/reversed.rules"
+cat "$work/et.rules" | sidof | sort -n -k1,1 | cut -d' ' -f2- > "$work/broadlast.rules"
+cat "$work/broad.rules" >> "$work/broadlast.rules"
+for o in sorted shuffled reversed broadlast; do
+	if [ "$(sort "$work/$o.rules" | md5sum)" != "$(sort "$work/sorted.rules" | md5sum)" ]; then
+		echo "ordering.sh: $o.rules does not hold the same rules" >&2
+		exit 1
+	fi
+done
+# The orders must give the same engine: the same alerts, line for line once sorted.
+for o in sorted shuffled reversed broadlast; do
+	mkdir -p "$work/out-$o"
+	"$work/meerkat" -c suricata.yaml -S "$work/$o.rules" -r "$work/corpus" -l "$work/out-$o" --runmode single -k none 2>/dev/null
+	grep '"event_type":"alert"' "$work/out-$o/eve.json" | sort | md5sum > "$work/alerts-$o.md5"
+done
+same=true
+for o in shuffled reversed broadlast; do
+	cmp -s "$work/alerts-sorted.md5" "$work/alerts-$o.md5" || same=false
+done
+echo "alerts identical in every order: $same ($(grep -c '"event_type":"alert"' "$work/out-sorted/eve.json") alerts)"
+mkdir -p "$work/l"
+# hyperfine runs every round of one command before the next, so slow drifts of a shared VM
+# land on one order; here each round runs every order once, in turn, each as one hyperfine
+# measurement, and the medians are taken over the rounds.
+for r in $(seq "$RUNS"); do
+	for o in sorted shuffled reversed broadlast; do
+		hyperfine -N -r 1 --export-json "$work/hf-$o-$r.json" \
+			"$work/meerkat -c suricata.yaml -S $work/$o.rules -r $work/corpus -l $work/l --runmode single -k none" >/dev/null 2>&1
+	done
+done
+read -r fastest slowest ratio < <(python3 - "$work" "$RUNS" <<'PY'
+import json, sys, statistics
+work, runs = sys.argv[1], int(sys.argv[2])
+med = {}
+for o in ["sorted", "shuffled", "reversed", "broadlast"]:
+    times = [json.load(open(f"{work}/hf-{o}-{r}.json"))["results"][0]["times"][0] for r in range(1, runs + 1)]
+    med[o] = statistics.median(times)
+    print(o, "%.3f" % med[o], " ".join("%.3f" % t for t in times), file=sys.stderr)
+json.dump({"results": [{"parameters": {"order": o}, "median": med[o], "mean": statistics.mean(
+    [json.load(open(f"{work}/hf-{o}-{r}.json"))["results"][0]["times"][0] for r in range(1, runs + 1)]),
+    "times": [json.load(open(f"{work}/hf-{o}-{r}.json"))["results"][0]["times"][0] for r in range(1, runs + 1)]}
+    for o in med]}, open(f"{work}/hyperfine.json", "w"))
+print(min(med.values()), max(med.values()), "%.3f" % (max(med.values()) / min(med.values())))
+PY
+)
+verdict=$(awk -v r="$ratio" 'BEGIN {print (r <= 1.03) ? "PASS" : "FAIL"}')
+echo "slowest/fastest median: $ratio (bar 1.03): $verdict"
+host=$(hostname -s 2>/dev/null || echo host)
+out="bench/results/$(date -u +%Y-%m-%d)-${host}-ordering.json"
+python3 - "$work/hyperfine.json" "$out" "$ratio" "$verdict" "$RUNS" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$same" <<'PY'
+import json, sys, platform, os, datetime, socket
+hf, out, ratio, verdict, runs, commit, same = sys.argv[1:]
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "")
+mem = next((int(l.split()[1]) for l in open("/proc/meminfo") if l.startswith("MemTotal")), 0)
+res = json.load(open(hf))["results"]
+json.dump({
+  "benchmark": "rule-file order (issue #8 check): ET Open (evaluable rules) + 5,000 broad rules in four orders, corpus replay, --runmode single -k none",
+  "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+  "machine": {"host": socket.gethostname().split(".")[0], "cpu": cpu, "cores": os.cpu_count(), "memory": "%.1f GiB" % (mem / 1048576)},
+  "commit": commit,
+  "command": "RUNS=%s bench/ordering.sh (per round, each order once: hyperfine -N -r 1)" % runs,
+  "results": [{"order": r["parameters"]["order"], "median_s": r["median"], "mean_s": r["mean"], "times_s": r["times"]} for r in res],
+  "slowest_over_fastest": float(ratio), "bar": 1.03, "verdict": verdict,
+  "alerts_identical_in_every_order": same == "true",
+  "disclaimer": "One machine on one day; a shared, noisy VM. Ratios measured side by side are more trustworthy than absolute figures.",
+}, open(out, "w"), indent=2)
+PY
+echo "raw results: $out"
