@@ -421,9 +421,10 @@ func TestPropertyAgainstBruteForce(t *testing.T) {
 			if lit && !literalAPIAvailable {
 				continue
 			}
+			saved := useLiteralAPI
 			useLiteralAPI = lit
 			db, s := mustCompile(t, ps)
-			useLiteralAPI = literalAPIAvailable
+			useLiteralAPI = saved
 			for range 40 {
 				data := make([]byte, rng.IntN(300))
 				for j := range data {
@@ -568,4 +569,38 @@ func FuzzScan(f *testing.F) {
 			t.Fatalf("patterns %s\ndata %q\ngot  %v\nwant %v", fmtPatterns(ps), data, got, want)
 		}
 	})
+}
+
+// TestShortWithLongLiteral pins the Hyperscan 5.4 literal-API failure that FuzzScan found: a
+// 1- or 2-byte pattern beside a pattern of 37 bytes or more made every scan of 34 bytes or less
+// fail with HS_UNKNOWN_ERROR, which the engine would have read as "no match".
+func TestShortWithLongLiteral(t *testing.T) {
+	tests := []struct {
+		name string
+		ps   []Pattern
+	}{
+		{"fuzz seed", []Pattern{{ID: 0, Bytes: []byte("1")}, {ID: 1, Bytes: []byte("11211111111111111111111111111111111111")}}},
+		{"other byte", []Pattern{{ID: 0, Bytes: []byte("q")}, {ID: 1, Bytes: []byte("xyz" + strings.Repeat("a", 40))}}},
+		{"nocase", []Pattern{{ID: 3, Bytes: []byte("Q"), Nocase: true}, {ID: 4, Bytes: []byte("XyZ" + strings.Repeat("b", 60))}}},
+		{"binary", []Pattern{{ID: 0, Bytes: []byte{0}}, {ID: 1, Bytes: append([]byte{1, 2, 3}, make([]byte, 50)...)}}},
+		{"two bytes (fuzz seed)", []Pattern{{ID: 0, Bytes: []byte("d\x9b")}, {ID: 1, Bytes: []byte("0001111111111111111111111111111111111111")}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db, s := mustCompile(t, tt.ps)
+			out := make([]uint32, db.MaxMatches())
+			for n := 1; n <= 80; n++ {
+				data := bytes.Repeat(tt.ps[0].Bytes, n)
+				k, err := s.Scan(db, data, out)
+				if err != nil {
+					t.Fatalf("scan of %d bytes: %v", n, err)
+				}
+				got := slices.Clone(out[:k])
+				slices.Sort(got)
+				if want := reference(tt.ps, data); !slices.Equal(got, want) {
+					t.Fatalf("scan of %d bytes: got %v, want %v", n, got, want)
+				}
+			}
+		})
+	}
 }
