@@ -12,6 +12,7 @@ import (
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/detect/match"
 	"github.com/meerkat-ids/meerkat/flow"
+	"github.com/meerkat-ids/meerkat/prefilter/hs"
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
@@ -366,5 +367,61 @@ func TestReferences(t *testing.T) {
 	want := `["http://cve.mitre.org/cgi-bin/cvename.cgi?name=2020-1234","https://example.org/a","undefinedabc","http://www.example.com/b"]`
 	if got := string(e.Rules()[0].Alert.References); got != want {
 		t.Errorf("references %s\nwant %s", got, want)
+	}
+}
+
+// TestScanErrorFallsBackToAllGroupRules makes the Hyperscan scan fail (scratch space allocated
+// for another, smaller database) and checks that the packet still gets every alert it should:
+// a failed scan must not read as "no pattern matched".
+func TestScanErrorFallsBackToAllGroupRules(t *testing.T) {
+	var texts []string
+	for i := range 40 {
+		texts = append(texts, fmt.Sprintf(`alert tcp any any -> any any (msg:"p%d"; content:"pattern-%03d-%s"; sid:%d;)`,
+			i, i, strings.Repeat("x", i%7), i+1))
+	}
+	texts = append(texts, `alert tcp any any -> any any (msg:"get"; content:"GET "; depth:4; sid:100;)`)
+	e, errs, err := Build(mustRules(t, texts...), Config{})
+	if err != nil || len(errs) > 0 {
+		t.Fatalf("build: %v %v", err, errs)
+	}
+	defer e.Close()
+	p := tcpPacket("10.1.1.1", "192.168.1.1", 40000, 80, "GET /pattern-007-x and pattern-013-xxxxxx")
+	alerts := func(tc *ThreadCtx) string {
+		e.Inspect(tc, p, nil, flow.ToServer)
+		var sids []uint32
+		for _, en := range tc.Queue.Entries() {
+			sids = append(sids, e.Rule(en.IID).Src.SID)
+		}
+		return fmt.Sprint(sids)
+	}
+	good, err := e.NewThreadCtx(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer good.Close()
+	want := alerts(good)
+	if want != "[8 14 100]" {
+		t.Fatalf("alerts %s, want [8 14 100]", want)
+	}
+
+	bad, err := e.NewThreadCtx(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.Close()
+	small, err := hs.Compile([]hs.Pattern{{ID: 0, Bytes: []byte("q")}}, hs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.Close()
+	bad.scanner.Close()
+	if bad.scanner, err = hs.NewScanner(small); err != nil {
+		t.Fatal(err)
+	}
+	if got := alerts(bad); got != want {
+		t.Errorf("alerts after a failed scan %s, want %s", got, want)
+	}
+	if bad.MPMErrors != 1 {
+		t.Errorf("MPMErrors = %d, want 1 (the scan did not fail; the test proves nothing)", bad.MPMErrors)
 	}
 }

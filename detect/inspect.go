@@ -25,7 +25,8 @@ type ThreadCtx struct {
 	in      match.Input
 	bbuf    []uint64 // broad-rule index result
 	// Counters
-	MPMScans uint64
+	MPMScans  uint64
+	MPMErrors uint64 // scans Hyperscan failed; all rules of the group were candidates instead
 }
 
 // NewThreadCtx makes a worker's context; hosts is the shared xbits/hostbits table (may be nil).
@@ -122,7 +123,17 @@ func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 	// Flowless packets use the to-server group, as in Suricata.
 	if g := &e.groups[groupOf(p.IPProto, dir)]; g.db != nil && len(p.Payload) > 0 {
 		tc.MPMScans++
-		n, _ := tc.scanner.Scan(g.db, p.Payload, tc.hits) // overflow cannot happen: hits holds every id
+		n, err := tc.scanner.Scan(g.db, p.Payload, tc.hits) // overflow cannot happen: hits holds every id
+		if err != nil {
+			// A failed scan must not read as "no pattern here": every rule of the group becomes
+			// a candidate and its full match decides.
+			tc.MPMErrors++
+			n = len(g.patternRules) // hits holds the most ids of any group
+
+			for id := range n {
+				tc.hits[id] = uint32(id)
+			}
+		}
 		for _, id := range tc.hits[:n] {
 			for _, iid := range g.patternRules[id] {
 				cs.Add(int(iid))
