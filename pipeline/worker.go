@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"fmt"
+
 	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/capture"
 	"github.com/meerkat-ids/meerkat/decode"
@@ -229,6 +231,7 @@ func collectStats(workers []*worker, cfg *Config) *output.Stats {
 	var df defrag.Counters
 	var al alert.Counters
 	var ips ipsCounters
+	var mpmErrors uint64
 	for _, w := range workers {
 		ips.add(&w.ips)
 		dec.Add(&w.dec.Counters)
@@ -236,7 +239,11 @@ func collectStats(workers []*worker, cfg *Config) *output.Stats {
 		df.Add(&w.defrag.Counters)
 		if w.tc != nil {
 			al.Add(&w.tc.Queue.Counters)
+			mpmErrors += w.tc.MPMErrors
 		}
+	}
+	if mpmErrors > 0 && cfg.Warn != nil {
+		cfg.Warn(fmt.Sprintf("%d Hyperscan scans failed; the rules of those signature groups were matched in full instead", mpmErrors))
 	}
 	s := &output.Stats{}
 	dec.Each(s.Set)
