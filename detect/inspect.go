@@ -129,7 +129,6 @@ func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 			// a candidate and its full match decides.
 			tc.MPMErrors++
 			n = len(g.patternRules) // hits holds the most ids of any group
-
 			for id := range n {
 				tc.hits[id] = uint32(id)
 			}
