@@ -136,6 +136,28 @@ func (p *ruleParser) needVar(kw, name string) error {
 	return nil
 }
 
+// placeByteOption finishes a byte_* keyword: it stores the parsed argument and its canonical
+// text on o, makes a dce-endian keyword outside a sticky buffer set the rule's app-layer
+// protocol to dcerpc (as Suricata does), and appends o, relative or not.
+func (p *ruleParser) placeByteOption(o *Option, arg any, value string, dce, relative bool) error {
+	o.Arg = arg
+	o.Value = value
+	if dce && p.list == "" {
+		if err := p.setAppProto("dcerpc"); err != nil {
+			return err
+		}
+	}
+	return p.appendRelative(o, relative)
+}
+
+// defineByteVar records name as a byte variable later keywords of the rule may use.
+func (p *ruleParser) defineByteVar(name string) {
+	if p.byteVars == nil {
+		p.byteVars = map[string]bool{}
+	}
+	p.byteVars[name] = true
+}
+
 // appendRelative places a payload keyword that may be relative.
 func (p *ruleParser) appendRelative(o *Option, relative bool) error {
 	list, name, err := p.relativeTarget(relative)
@@ -233,14 +255,7 @@ func setupByteTest(p *ruleParser, o *Option, arg string) error {
 			}
 		}
 	}
-	o.Arg = bt
-	o.Value = strings.Join(a, ",")
-	if bt.DCE && p.list == "" {
-		if err := p.setAppProto("dcerpc"); err != nil {
-			return err
-		}
-	}
-	return p.appendRelative(o, bt.Relative)
+	return p.placeByteOption(o, bt, strings.Join(a, ","), bt.DCE, bt.Relative)
 }
 
 // parseUintLooseBase0 is ByteExtractStringUint64 with base 0 (non strict).
@@ -359,14 +374,7 @@ func setupByteJump(p *ruleParser, o *Option, arg string) error {
 			}
 		}
 	}
-	o.Arg = bj
-	o.Value = strings.Join(a, ",")
-	if bj.DCE && p.list == "" {
-		if err := p.setAppProto("dcerpc"); err != nil {
-			return err
-		}
-	}
-	return p.appendRelative(o, bj.Relative)
+	return p.placeByteOption(o, bj, strings.Join(a, ","), bj.DCE, bj.Relative)
 }
 
 func setupByteExtract(p *ruleParser, o *Option, arg string) error {
@@ -457,20 +465,10 @@ func setupByteExtract(p *ruleParser, o *Option, arg string) error {
 	} else if be.Nbytes > 8 {
 		return errf("byte_extract can't process more than 8 bytes in \"non-string\" extraction")
 	}
-	o.Arg = be
-	o.Value = strings.Join(splitArgs(arg), ",")
-	if be.Endian == "dce" && p.list == "" {
-		if err := p.setAppProto("dcerpc"); err != nil {
-			return err
-		}
-	}
-	if err := p.appendRelative(o, be.Relative); err != nil {
+	if err := p.placeByteOption(o, be, strings.Join(splitArgs(arg), ","), be.Endian == "dce", be.Relative); err != nil {
 		return err
 	}
-	if p.byteVars == nil {
-		p.byteVars = map[string]bool{}
-	}
-	p.byteVars[be.Name] = true
+	p.defineByteVar(be.Name)
 	return nil
 }
 
@@ -575,20 +573,10 @@ func setupByteMath(p *ruleParser, o *Option, arg string) error {
 	if bm.Relative && p.list != "" && p.lastMatch("content", "pcre") == nil {
 		return errf("relative specified without previous pattern match")
 	}
-	o.Arg = bm
-	o.Value = strings.Join(splitArgs(arg), ",")
-	if bm.Endian == "dce" && p.list == "" {
-		if err := p.setAppProto("dcerpc"); err != nil {
-			return err
-		}
-	}
-	if err := p.appendRelative(o, bm.Relative); err != nil {
+	if err := p.placeByteOption(o, bm, strings.Join(splitArgs(arg), ","), bm.Endian == "dce", bm.Relative); err != nil {
 		return err
 	}
-	if p.byteVars == nil {
-		p.byteVars = map[string]bool{}
-	}
-	p.byteVars[bm.Result] = true
+	p.defineByteVar(bm.Result)
 	return nil
 }
 
