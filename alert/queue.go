@@ -107,6 +107,9 @@ type Entry struct {
 	Flags Flags
 	// TxID is the transaction the match belongs to, or NoTx.
 	TxID uint64
+	// Rule is the rule's own action when rate_filter changed Action (0: the same as Action).
+	// Firewall mode looks at the rule's drop bit (s->action) whatever happened to the match.
+	Rule Action
 }
 
 // key returns e's sort key as two words compared lexicographically. The second word maps TxID so
@@ -232,15 +235,18 @@ const (
 	minRejectBoth
 	minFlowDrop
 	minFlowPass
+	minRuleDrop // any match of a rule whose own action drops, applied or not (firewall mode)
 	nMins
 )
 
 // Queue is one worker's alert queue. It is not safe for concurrent use and does not allocate
 // after New.
 type Queue struct {
-	max  int
-	buf  []Entry // kept entries in order; cap max
-	pass bool    // buf ends with a pass that ends processing (§2.5)
+	max int
+	// limit is this packet's bound: max less the slots Reserve gave to firewall alerts.
+	limit int
+	buf   []Entry // kept entries in order; cap max
+	pass  bool    // buf ends with a pass that ends processing (§2.5)
 	// passSeq is the arrival number of that pass.
 	passSeq uint32
 
@@ -254,9 +260,10 @@ type Queue struct {
 	mins     [nMins]ord // first match (lowest ord) per verdict bit / flow action
 	firstDrp Entry      // the entry at mins[minDrop]
 
-	drop       Entry // first drop match in arrival order (p->alerts.drop)
-	hasDrop    bool
-	preDropped bool
+	drop        Entry // first drop match in arrival order (p->alerts.drop)
+	hasDrop     bool
+	preDropped  bool
+	preAccepted bool
 
 	// folded are the per-packet counts already added to Counters.
 	folded Counters
@@ -293,6 +300,7 @@ func (q *Queue) Reset() {
 
 func (q *Queue) clear() {
 	q.buf = q.buf[:0]
+	q.limit = q.max
 	q.pass = false
 	q.seq = 0
 	q.loggable = 0
@@ -304,6 +312,7 @@ func (q *Queue) clear() {
 	}
 	q.hasDrop = false
 	q.preDropped = false
+	q.preAccepted = false
 	q.folded = Counters{}
 }
 
@@ -311,6 +320,50 @@ func (q *Queue) clear() {
 // a firewall drop). Suricata then no longer applies pass actions (skip_action_set, §2.5), so a
 // pass neither undoes the drop nor marks the flow; a pass still ends alert processing.
 func (q *Queue) SetDropped() { q.preDropped = true }
+
+// SetAccepted records that the firewall accepted the packet before threat detection's matches
+// are processed (accept:packet or accept:flow in packet:filter, or an accepting hook). Suricata
+// then no longer applies drop actions (skip_action_set, §3.3): drops and rejects do not reach
+// Verdict, FirstDrop or FlowVerdict, while passes still apply. Their alerts are still logged.
+func (q *Queue) SetAccepted() { q.preAccepted = true }
+
+// Reserve takes n of this packet's packet-alert-max slots for alerts logged before the queue's
+// entries (firewall alerts, whose tables sort first). Entries beyond the new bound are dropped
+// and count as overflow, as if they had arrived with the bound in place.
+func (q *Queue) Reserve(n int) {
+	if n <= 0 {
+		return
+	}
+	q.limit = max(q.limit-n, 0)
+	if len(q.buf) > q.limit {
+		q.buf = q.buf[:q.limit]
+		q.pass = false // a pass is always the last entry: it was cut off
+	}
+}
+
+// Discard forgets this packet's matches: none is logged, counted or applied (a firewall
+// pass:flow skips threat detection's matches entirely). The bound and the pre-set verdict stay.
+func (q *Queue) Discard() {
+	q.buf = q.buf[:0]
+	q.pass = false
+	q.seq = 0
+	q.loggable = 0
+	q.quiet = 0
+	q.supp = q.supp[:0]
+	q.suppExtra = 0
+	for i := range q.mins {
+		q.mins[i] = inf
+	}
+	q.hasDrop = false
+}
+
+// Limit returns this packet's bound: packet-alert-max less the reserved slots.
+func (q *Queue) Limit() int { return q.limit }
+
+// RuleDropSeen reports whether a match of a rule whose own action drops sorts before the pass
+// that ends processing (if any), whatever its disposition and whether or not its drop applied.
+// Suricata's firewall-mode walk then skips the later firewall entries (its `dropped` flag).
+func (q *Queue) RuleDropSeen() bool { return q.mins[minRuleDrop].less(q.cut()) }
 
 // cut returns the position of the pass that ends processing, or inf.
 func (q *Queue) cut() ord {
@@ -358,6 +411,13 @@ func (q *Queue) Add(e Entry, d Disposition) Status {
 		q.drop = e
 		q.hasDrop = true
 	}
+	ra := e.Rule
+	if ra == 0 {
+		ra = e.Action
+	}
+	if ra&ActionDrop != 0 && o.less(q.mins[minRuleDrop]) {
+		q.mins[minRuleDrop] = o
+	}
 	if d != SuppressedNoAction {
 		// Later arrivals have larger seq, so a strict key comparison decides the minimum.
 		if e.Action&ActionDrop != 0 {
@@ -392,6 +452,9 @@ func (q *Queue) Add(e Entry, d Disposition) Status {
 	}
 	q.loggable++
 	n := len(q.buf)
+	if q.limit == 0 {
+		return Overflow
+	}
 	if n == 0 {
 		q.buf = append(q.buf, e)
 		q.setPass(&e, 0)
@@ -402,7 +465,7 @@ func (q *Queue) Add(e Entry, d Disposition) Status {
 		if q.pass {
 			return AfterPass
 		}
-		if n == q.max {
+		if n == q.limit {
 			return Overflow
 		}
 		q.buf = append(q.buf, e)
@@ -410,7 +473,7 @@ func (q *Queue) Add(e Entry, d Disposition) Status {
 		return Added
 	}
 	st := Added
-	if n == q.max { // push out the last (lowest priority) entry; if it was the pass, no cut
+	if n == q.limit { // push out the last (lowest priority) entry; if it was the pass, no cut
 		n--
 		q.buf = q.buf[:n]
 		q.pass = false
@@ -486,6 +549,9 @@ func (q *Queue) Verdict() Action {
 	if q.preDropped {
 		a |= ActionDrop
 	}
+	if q.preAccepted && !q.preDropped {
+		return a
+	}
 	c := q.cut()
 	if q.mins[minDrop].less(c) {
 		a |= ActionDrop
@@ -505,6 +571,9 @@ func (q *Queue) Verdict() Action {
 // FirstDrop returns the match that dropped the packet: the first applied drop in processing
 // order. Its FlagRateFiltered tells the drop reason (rules_threshold rather than rules).
 func (q *Queue) FirstDrop() (Entry, bool) {
+	if q.preAccepted && !q.preDropped {
+		return Entry{}, false
+	}
 	if q.mins[minDrop].less(q.cut()) {
 		return q.firstDrp, true
 	}
@@ -521,6 +590,11 @@ func (q *Queue) FlowVerdict() FlowAction {
 	fp := q.mins[minFlowPass]
 	dropOK := fd.less(c)
 	passOK := fp.valid() && !c.less(fp) && !q.preDropped && fp.less(q.mins[minDrop])
+	if q.preAccepted && !q.preDropped {
+		// Drops are not applied, so a pass is never behind an applied drop.
+		dropOK = false
+		passOK = fp.valid() && !c.less(fp)
+	}
 	switch {
 	case dropOK && passOK:
 		if fd.less(fp) {
@@ -538,10 +612,10 @@ func (q *Queue) FlowVerdict() FlowAction {
 // OverflowCount returns this packet's detect.alert_queue_overflow: alerting matches that did not
 // fit. A pass that ends processing means every alert before it fitted, so it is then 0.
 func (q *Queue) OverflowCount() int {
-	if q.pass || q.loggable <= q.max {
+	if q.pass || q.loggable <= q.limit {
 		return 0
 	}
-	return q.loggable - q.max
+	return q.loggable - q.limit
 }
 
 // SuppressedCount returns this packet's detect.alerts_suppressed: non-alerting matches that sort

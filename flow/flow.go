@@ -72,7 +72,8 @@ const (
 	ActionAccept
 )
 
-// String returns the EVE name of the action ("" for none).
+// String returns the EVE name of the action ("" for none). Flow records use
+// Flow.ActionName, which also knows about a firewall accept.
 func (a Action) String() string {
 	switch a {
 	case ActionPass:
@@ -148,7 +149,16 @@ type Flow struct {
 	// packet of the capture at shutdown. Flow records carry it as their timestamp.
 	Ended   time.Time
 	Alerted bool
-	Action  Action
+	// Action is the drop or pass decided for the whole flow: the first one set wins
+	// (Suricata's FLOW_ACTION_DROP / FLOW_ACTION_PASS), except that a threat-detection drop
+	// replaces a firewall accept.
+	Action Action
+	// Accept is a firewall accept:flow (FLOW_ACTION_ACCEPT): later packets skip the firewall
+	// rules. It can stand beside a pass (accept:flow,pass:flow).
+	Accept bool
+	// ByFirewall records that the flow's action was set by a firewall rule or policy, so its
+	// later drops count as "firewall flow drop".
+	ByFirewall bool
 	// Vars are the flowbits and flowints rules set on the flow.
 	Vars Vars
 	// IPOnlyDone records, per Direction, that the IP-only rules were evaluated: Suricata
@@ -160,6 +170,8 @@ type Flow struct {
 	// Broad caches, per Direction, the broad rules (by iid) whose header accepts the flow's
 	// tuple, so only a direction's first packet looks them up. The detection engine owns it.
 	Broad [2]BroadCache
+
+	pktFlowStart bool // the current packet is the first of its direction
 
 	// timeoutAt caches when the flow expires given its state (Unix nanoseconds); refreshed
 	// on every packet.

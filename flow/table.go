@@ -326,11 +326,13 @@ func (f *Flow) update(p *decode.Packet, ts int64, dir Direction, midstream bool)
 	}
 	n := uint64(len(p.Data))
 	icmpErr := p.IPProto == decode.ProtoICMP && p.HasL4 && isICMPv4Error(p.ICMPType)
+	f.pktFlowStart = false
 	if dir == ToServer {
 		f.PktsToServer++
 		f.BytesToServer += n
-		if !icmpErr {
+		if !icmpErr && !f.SeenToServer {
 			f.SeenToServer = true
+			f.pktFlowStart = true
 		}
 	} else {
 		if f.PktsToClient == 0 && p.HasL4 && (p.IPProto == decode.ProtoICMP || p.IPProto == decode.ProtoICMPv6) {
@@ -338,8 +340,9 @@ func (f *Flow) update(p *decode.Packet, ts int64, dir Direction, midstream bool)
 		}
 		f.PktsToClient++
 		f.BytesToClient += n
-		if !icmpErr {
+		if !icmpErr && !f.SeenToClient {
 			f.SeenToClient = true
+			f.pktFlowStart = true
 		}
 	}
 	if f.Proto == decode.ProtoTCP {
@@ -361,6 +364,22 @@ func (f *Flow) update(p *decode.Packet, ts int64, dir Direction, midstream bool)
 	}
 	f.pktEstablished = f.State == StateEstablished
 }
+
+// ActionName is the flow record's flow.action: "drop", else "accept" for a firewall
+// accept:flow, else "pass", else "".
+func (f *Flow) ActionName() string {
+	switch {
+	case f.Action == ActionDrop:
+		return "drop"
+	case f.Accept:
+		return "accept"
+	}
+	return f.Action.String()
+}
+
+// PacketFlowStart reports whether the packet just accounted to f is the first one seen in its
+// direction (Suricata's flow_start packet hook; ICMP errors do not count).
+func (f *Flow) PacketFlowStart() bool { return f.pktFlowStart }
 
 // PacketEstablished reports whether the packet just accounted to f counts as established for
 // the `flow` keyword (Suricata's FLOW_PKT_ESTABLISHED).

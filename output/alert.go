@@ -25,6 +25,10 @@ type Alert struct {
 	TxID int64
 	// Engine is "fw" or "td" in firewall mode, "" otherwise.
 	Engine string
+	// FirewallHook and FirewallPolicy fill the firewall object of a firewall rule's alert
+	// ("packet:filter", "accept:hook"); empty for threat-detection rules.
+	FirewallHook   string
+	FirewallPolicy string
 	// Target is the rule's target keyword: "dest_ip", "src_ip" or "" (no source/target).
 	Target string
 	// References is the rule's references as an encoded JSON array of strings, or nil.
@@ -55,6 +59,16 @@ func AlertRecord(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direction, a 
 	j.Begin()
 	PacketHeader(j, p, f, "alert")
 	alertObjectFor(j, p, a, opt)
+	if a.FirewallHook != "" || a.FirewallPolicy != "" {
+		j.Object("firewall")
+		if a.FirewallHook != "" {
+			j.String("hook", a.FirewallHook)
+		}
+		if a.FirewallPolicy != "" {
+			j.String("policy", a.FirewallPolicy)
+		}
+		j.Close('}')
+	}
 	if f != nil {
 		j.String("direction", dir.String())
 		if opt.Flow {

@@ -124,7 +124,7 @@ func FlowRecord(j *JSON, f *flow.Flow, now time.Time) {
 	b = append(b, f.EndReason.String()...)
 	b = append(b, `","alerted":`...)
 	b = strconv.AppendBool(b, f.Alerted)
-	if a := f.Action.String(); a != "" {
+	if a := f.ActionName(); a != "" {
 		b = append(b, `,"action":"`...)
 		b = append(b, a...)
 		b = append(b, '"')

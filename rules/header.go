@@ -331,3 +331,11 @@ func parseHeader(r *Rule, f headerFields, ho headerOptions) error {
 	}
 	return nil
 }
+
+// ParseFirewallAction parses one entry of a firewall action list, as Suricata parses each
+// action of a rule header or of a firewall policy (SigParseActionDo): idx is its position
+// (0 is the primary action) and scope the scope the earlier entries gave (ScopeAuto for none).
+// It returns the action and the list's scope so far.
+func ParseFirewallAction(text string, idx int, scope Scope) (Action, Scope, error) {
+	return parseOneAction(text, idx, true, scope)
+}

@@ -65,7 +65,7 @@ func ParseWith(text string, opts *ParseOptions) (r *Rule, err error) {
 	if opts == nil {
 		opts = &ParseOptions{}
 	}
-	r = &Rule{Raw: text, GID: 1}
+	r = &Rule{Raw: text, GID: 1, Firewall: opts.Firewall}
 	defer func() {
 		if err != nil {
 			r = nil

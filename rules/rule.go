@@ -8,6 +8,9 @@ type Rule struct {
 	// Raw is the rule text as read (continuation lines joined).
 	Raw string
 
+	// Firewall is set for a rule loaded from a firewall rule file (ParseOptions.Firewall).
+	Firewall bool
+
 	// Header is the part before the option block.
 	Header Header
 	// Options holds every option of the option block in order, with canonical names and
