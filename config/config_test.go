@@ -1098,7 +1098,9 @@ func TestRepoSuricataYAML(t *testing.T) {
 	if s.Detect.Profile != "medium" || s.PCRE.MatchLimit != 3500 || !s.EngineAnalysis.Rules || !s.EngineAnalysis.RulesFastPattern {
 		t.Errorf("detect = %+v pcre %+v", s.Detect, s.PCRE)
 	}
-	if s.Firewall.Enabled || !s.Firewall.EnabledSet || !reflect.DeepEqual(s.Firewall.PacketFilter, []string{"drop:packet"}) {
+	// enabled is commented out, as in Suricata's suricata.yaml, so --firewall can turn it on.
+	if s.Firewall.Enabled || s.Firewall.EnabledSet || !reflect.DeepEqual(s.Firewall.PacketFilter, []string{"drop:packet"}) ||
+		s.Firewall.RulePath != "rules" || !reflect.DeepEqual(s.Firewall.RuleFiles, []string{"firewall.rules"}) {
 		t.Errorf("firewall = %+v", s.Firewall)
 	}
 	if len(s.AFPacket) != 1 || s.NFQ != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/meerkat-ids/meerkat/detect/match"
 	"github.com/meerkat-ids/meerkat/detect/payload"
 	"github.com/meerkat-ids/meerkat/detect/threshold"
+	"github.com/meerkat-ids/meerkat/firewall"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
 	"github.com/meerkat-ids/meerkat/prefilter/broad"
@@ -44,6 +45,12 @@ type Config struct {
 	References map[string]string
 	// IPS makes drop rules "blocked" in alert records.
 	IPS bool
+	// Firewall is firewall mode: rules loaded from firewall rule files (rules.Rule.Firewall)
+	// are evaluated first, per table, in file order, and a packet no rule accepts gets the
+	// default policies. Firewall implies IPS.
+	Firewall bool
+	// Policies are the firewall's default policies (nil: Suricata's defaults).
+	Policies *firewall.Policies
 	// NoBroadIndex keeps rules without a fast pattern in per-protocol lists checked one by one
 	// (for comparisons); by default they go through the broad-rule index.
 	NoBroadIndex bool
@@ -87,6 +94,12 @@ type Rule struct {
 	// ipOnly rules are evaluated on the first packet of each flow direction only (and on every
 	// packet without a flow), as Suricata's IP-only engine does.
 	ipOnly bool
+	// fw marks a firewall rule, table its table and scope its action scope; flowStart rules
+	// (hook flow_start) only see the first packet of each flow direction.
+	fw        bool
+	table     firewall.Table
+	scope     rules.Scope
+	flowStart bool
 }
 
 // Engine is the compiled rule set. It is immutable once built and shared by all workers.
@@ -114,6 +127,13 @@ type Engine struct {
 	useBroad bool
 	// thresholds decides threshold, detection_filter, suppress and rate_filter outcomes.
 	thresholds *threshold.Set
+	// Firewall mode: hookRules lists the rules of the packet:pre_flow and packet:pre_stream
+	// tables (by table) in file order, evaluated one by one in their hooks; policies are the
+	// default policies, policyRules the synthetic rules that log a policy with an alert action.
+	firewall    bool
+	hookRules   [firewall.TablePacketFilter][]uint32
+	policies    *firewall.Policies
+	policyRules [firewall.TablePacketFilter + 1]*Rule
 }
 
 // mpmGroups is the number of signature groups: 3 protocol classes x 2 directions.
@@ -163,6 +183,18 @@ var metaKeywords = map[string]bool{
 	"threshold": true, "detection_filter": true,
 }
 
+// BuildError is a rule the engine cannot evaluate: it is left out of the engine.
+type BuildError struct {
+	Rule *rules.Rule
+	Err  error
+}
+
+func (b *BuildError) Error() string {
+	return fmt.Sprintf("%s:%d: sid %d: %v", b.Rule.File, b.Rule.Line, b.Rule.SID, b.Err)
+}
+
+func (b *BuildError) Unwrap() error { return b.Err }
+
 // Build compiles rules. A rule the engine cannot evaluate is left out and reported in errs
 // (one error per rule, naming file, line and sid); err is set only when the engine as a whole
 // cannot be built (Hyperscan failure).
@@ -170,12 +202,18 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 	if cfg.PacketAlertMax <= 0 {
 		cfg.PacketAlertMax = alert.DefaultMax
 	}
-	e = &Engine{cfg: cfg, names: match.NewNames()}
+	if cfg.Firewall {
+		cfg.IPS = true
+		if cfg.Policies == nil {
+			cfg.Policies = firewall.DefaultPolicies()
+		}
+	}
+	e = &Engine{cfg: cfg, names: match.NewNames(), firewall: cfg.Firewall, policies: cfg.Policies}
 	var compiled []*Rule
 	for _, r := range rs {
 		c, cerr := e.compile(r)
 		if cerr != nil {
-			errs = append(errs, fmt.Errorf("%s:%d: sid %d: %w", r.File, r.Line, r.SID, cerr))
+			errs = append(errs, &BuildError{Rule: r, Err: cerr})
 			continue
 		}
 		compiled = append(compiled, c...)
@@ -186,7 +224,7 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 	kept := compiled[:0]
 	for i, c := range compiled {
 		if terr := check.Add(uint32(i), c.Src); terr != nil {
-			errs = append(errs, fmt.Errorf("%s:%d: sid %d: %w", c.Src.File, c.Src.Line, c.Src.SID, terr))
+			errs = append(errs, &BuildError{Rule: c.Src, Err: terr})
 			continue
 		}
 		kept = append(kept, c)
@@ -230,6 +268,12 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 		if terr := e.thresholds.Add(r.IID, r.Src); terr != nil {
 			return nil, errs, fmt.Errorf("detect: thresholds: %w", terr)
 		}
+		if r.fw && r.table < firewall.TablePacketFilter {
+			e.hookRules[r.table] = append(e.hookRules[r.table], r.IID)
+		}
+	}
+	if e.firewall {
+		e.buildPolicyRules()
 	}
 	if err := e.buildPrefilter(); err != nil {
 		return nil, errs, err
@@ -250,6 +294,9 @@ func (e *Engine) Len() int { return len(e.rules) }
 // duplicates those with source and destination swapped).
 func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 	h := &r.Header
+	if r.Firewall && h.Protocol.AppHook {
+		return nil, fmt.Errorf("firewall app-layer hook %s is not supported yet (it needs app-layer parsing)", h.Protocol)
+	}
 	if h.Protocol.AppProto != "" {
 		return nil, fmt.Errorf("app-layer protocol %s is not supported yet", h.Protocol.AppProto)
 	}
@@ -258,8 +305,11 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 	if h.Direction == rules.DirTransactional {
 		return nil, fmt.Errorf("transactional rules (=>) are not supported yet")
 	}
-	if len(h.Actions) != 1 {
-		return nil, fmt.Errorf("firewall action lists are not supported yet")
+	if r.Firewall && !e.firewall {
+		return nil, fmt.Errorf("firewall rule outside firewall mode")
+	}
+	if !r.Firewall && len(h.Actions) != 1 {
+		return nil, fmt.Errorf("action lists are only valid in firewall rules")
 	}
 	for _, b := range r.Buffers {
 		if b.Name != "pkt_data" {
@@ -277,6 +327,16 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 	c := &Rule{Src: r, Action: alert.Action(h.Actions[0].Flags()), NoAlert: r.NoAlert}
 	if r.Alert && c.Action&alert.ActionPass != 0 {
 		c.Action |= alert.ActionAlert // pass rule with the alert keyword: its match is logged
+	}
+	if r.Firewall {
+		// Firewall rules: every action of the list; drop does not imply alert, the alert
+		// keyword or a secondary alert action asks for one.
+		c.fw, c.scope, c.table = true, h.Scope, firewall.RuleTable(r)
+		c.Action = alert.Action(h.ActionFlags(true))
+		if r.Alert {
+			c.Action |= alert.ActionAlert
+		}
+		c.flowStart = h.Protocol.Hook == "flow_start"
 	}
 	if len(h.Protocol.IPProtos) == 0 {
 		c.anyProto = true
@@ -326,6 +386,14 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 		}
 	}
 	c.Alert = e.alertInfo(r, c.Action)
+	if e.firewall {
+		c.Alert.Engine = "td"
+		if c.fw {
+			c.Alert.Engine = "fw"
+			c.Alert.FirewallHook = c.table.String()
+			c.Alert.FirewallPolicy = firewall.Policy{Action: c.Action, Scope: c.scope}.String()
+		}
+	}
 	out := []*Rule{c}
 	if h.Direction == rules.DirBoth {
 		rev := *c
@@ -510,6 +578,7 @@ func priority(r *Rule) int { return r.Alert.Severity }
 // non-users, then priority, then sid; pos (the compile position) only separates the two halves
 // of a <> rule, which agree on everything else.
 type sortKey struct {
+	table                                   firewall.Table // firewall rules first, by table
 	action                                  int
 	flowbits, flowint, hostbits, ippairbits int
 	priority                                int
@@ -518,12 +587,18 @@ type sortKey struct {
 }
 
 func makeSortKey(r *Rule, order map[string]int) sortKey {
-	return sortKey{action: actionRank(r, order), flowbits: flowbitsClass(r.Src), flowint: flowintClass(r.Src),
+	if r.fw {
+		// Firewall rules keep their file order inside their table (pos decides).
+		return sortKey{table: r.table}
+	}
+	return sortKey{table: firewall.TablePacketTD, action: actionRank(r, order), flowbits: flowbitsClass(r.Src), flowint: flowintClass(r.Src),
 		hostbits: xbitsClass(r.Src, false), ippairbits: xbitsClass(r.Src, true), priority: priority(r), sid: r.Src.SID}
 }
 
 func (a *sortKey) less(b *sortKey) bool {
 	switch {
+	case a.table != b.table:
+		return a.table < b.table
 	case a.action != b.action:
 		return a.action < b.action
 	case a.flowbits != b.flowbits:
@@ -555,6 +630,9 @@ func (e *Engine) buildPrefilter() error {
 		ids[g] = map[key]uint32{}
 	}
 	for _, r := range e.rules {
+		if r.fw && r.table < firewall.TablePacketFilter {
+			continue // evaluated in their hook, one by one
+		}
 		fp, ok := r.Src.FastPattern()
 		if !ok || fp.Buffer != "pkt_data" || fp.Content.Negated || len(fp.Pattern()) == 0 {
 			for p := 0; p < 256; p++ {
@@ -590,7 +668,7 @@ func (e *Engine) buildPrefilter() error {
 			e.always[p], e.alwaysIPOnly[p] = nil, nil
 		}
 		for _, r := range e.rules {
-			if r.hasMPM {
+			if r.hasMPM || r.fw && r.table < firewall.TablePacketFilter {
 				continue
 			}
 			br := broad.Rule{Src: r.src, Dst: r.dst, SrcPort: r.sp, DstPort: r.dp,

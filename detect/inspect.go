@@ -24,6 +24,10 @@ type ThreadCtx struct {
 	pst     *payload.State
 	in      match.Input
 	bbuf    []uint64 // broad-rule index result
+	// Verdict is the packet's action in firewall mode (p->action and its drop reason); the
+	// hooks and the main inspection of one packet add to it, StartPacket clears it.
+	Verdict alert.PacketVerdict
+	fw      fwThread
 	// Counters
 	MPMScans  uint64
 	MPMErrors uint64 // scans Hyperscan failed; all rules of the group were candidates instead
@@ -33,6 +37,7 @@ type ThreadCtx struct {
 func (e *Engine) NewThreadCtx(hosts *match.HostTable) (*ThreadCtx, error) {
 	tc := &ThreadCtx{e: e, cands: candidates.New(len(e.rules)), Queue: alert.New(e.cfg.PacketAlertMax),
 		pst: payload.NewState()}
+	tc.fw.init(tc.Queue.Max())
 	tc.in.Hosts = hosts
 	if e.broad != nil {
 		tc.bbuf = make([]uint64, e.broad.Words())
@@ -65,11 +70,45 @@ func (tc *ThreadCtx) Close() {
 
 // Inspect runs every rule that may apply to p and leaves the matches in tc.Queue, in iid
 // order. f is p's flow (nil when it has none) and dir its direction in it.
+//
+// In firewall mode it is the main detection run of the packet (after StartPacket and the
+// hooks): firewall packet:filter rules, then threat detection, combined into tc.Verdict, with
+// the firewall's alerts in FirewallAlerts.
 func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
+	if e.firewall {
+		e.inspectFirewall(tc, p, f, dir)
+		return
+	}
 	tc.Queue.Reset()
 	if p.IPVersion == 0 || len(e.rules) == 0 {
 		return
 	}
+	if !e.collect(tc, p, f, dir) {
+		return
+	}
+	ipOnlyDone := f != nil && f.IPOnlyDone[dir]
+	tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
+	if f != nil {
+		f.IPOnlyDone[dir] = true
+	}
+	cs := tc.cands
+	for iid, ok := cs.Next(0); ok; iid, ok = cs.Next(iid + 1) {
+		r := e.rules[iid]
+		if r.ipOnly && ipOnlyDone {
+			continue
+		}
+		if !r.matches(tc, p) {
+			continue
+		}
+		e.addTD(tc, r, p, f)
+	}
+	tc.Queue.Finalize()
+}
+
+// collect fills tc.cands with the rules that may apply to p (broad index or per-protocol
+// lists, and the Hyperscan hits of the packet's signature group) and reports whether there
+// are any. It does not reset the alert queue.
+func (e *Engine) collect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) bool {
 	cs := tc.cands
 	cs.Reset()
 	ipOnlyDone := f != nil && f.IPOnlyDone[dir]
@@ -139,51 +178,50 @@ func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 			}
 		}
 	}
-	if cs.Empty() {
-		return
+	return !cs.Empty()
+}
+
+// matches evaluates rule r in full on p (tc.in must be set up) and, when it matches, runs its
+// post-match keywords.
+func (r *Rule) matches(tc *ThreadCtx, p *decode.Packet) bool {
+	if !r.headerMatch(p) || !r.match.Match(&tc.in) {
+		return false
 	}
-	tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
-	if f != nil {
-		f.IPOnlyDone[dir] = true
+	if r.payload != nil && !r.payload.Inspect(p.Payload, tc.pst) {
+		return false
 	}
-	for iid, ok := cs.Next(0); ok; iid, ok = cs.Next(iid + 1) {
-		r := e.rules[iid]
-		if r.ipOnly && ipOnlyDone {
-			continue
-		}
-		if !r.headerMatch(p) || !r.match.Match(&tc.in) {
-			continue
-		}
-		if r.payload != nil && !r.payload.Inspect(p.Payload, tc.pst) {
-			continue
-		}
-		r.post.Apply(&tc.in)
-		en := alert.Entry{IID: r.IID, Action: r.Action, TxID: alert.NoTx}
-		if r.toFlow {
-			en.Flags |= alert.FlagApplyToFlow
-		}
-		disp := alert.Matched
-		if e.thresholds.HasRate(r.IID) {
-			// As in Suricata's PacketAlertHandle: post-matches already ran; the rate decides
-			// whether the match alerts, acts silently, or does nothing at all.
-			d, newAction := e.thresholds.Decide(r.IID, p, f)
-			switch d.Result() {
-			case threshold.NoMatch:
-				disp = alert.SuppressedNoAction
-			case threshold.Suppress:
-				disp = alert.SuppressedKeepAction
-			}
-			if d.Modified() {
-				en.Action = rateAction(newAction)
-				en.Flags |= alert.FlagRateFiltered
-			}
-		}
-		if r.NoAlert && disp == alert.Matched {
+	r.post.Apply(&tc.in)
+	return true
+}
+
+// addTD adds a matched threat-detection rule to the alert queue with the disposition its
+// thresholds give.
+func (e *Engine) addTD(tc *ThreadCtx, r *Rule, p *decode.Packet, f *flow.Flow) {
+	en := alert.Entry{IID: r.IID, Action: r.Action, TxID: alert.NoTx}
+	if r.toFlow {
+		en.Flags |= alert.FlagApplyToFlow
+	}
+	disp := alert.Matched
+	if e.thresholds.HasRate(r.IID) {
+		// As in Suricata's PacketAlertHandle: post-matches already ran; the rate decides
+		// whether the match alerts, acts silently, or does nothing at all.
+		d, newAction := e.thresholds.Decide(r.IID, p, f)
+		switch d.Result() {
+		case threshold.NoMatch:
+			disp = alert.SuppressedNoAction
+		case threshold.Suppress:
 			disp = alert.SuppressedKeepAction
 		}
-		tc.Queue.Add(en, disp)
+		if d.Modified() {
+			en.Action = rateAction(newAction)
+			en.Flags |= alert.FlagRateFiltered
+			en.Rule = r.Action
+		}
 	}
-	tc.Queue.Finalize()
+	if r.NoAlert && disp == alert.Matched {
+		disp = alert.SuppressedKeepAction
+	}
+	tc.Queue.Add(en, disp)
 }
 
 func bits0(x uint64) int { return bits.TrailingZeros64(x) }

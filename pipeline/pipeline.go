@@ -64,6 +64,9 @@ type Config struct {
 	Hosts *match.HostTable
 	// IPS marks drop rules' alerts as blocked and prints [Drop] in fast.log.
 	IPS bool
+	// Firewall is firewall mode (the engine was built with it; IPS is set too): verdicts come
+	// from the firewall tables and threat detection combined, stats gain firewall.*.
+	Firewall bool
 	// RulesLoaded, RulesFailed and RulesSkipped are reported in stats detect.engines.
 	RulesLoaded, RulesFailed, RulesSkipped uint64
 	// Warn receives warnings (truncated capture ...). May be nil.
@@ -152,7 +155,7 @@ func Run(ctx context.Context, src capture.Source, cfg Config) (*Result, error) {
 	res.Elapsed = elapsed
 	res.Stats = collectStats(workers, &cfg)
 	res.Alerts = res.Stats.Value("detect.alert")
-	res.Drops = res.Stats.Value("ips.blocked")
+	res.Drops = res.Stats.Value("ips.blocked") + res.Stats.Value("firewall.blocked")
 	res.Flows = res.Stats.Value("flow.total")
 	if cfg.Outputs.EVE != nil && cfg.Outputs.EVEStats {
 		var j output.JSON

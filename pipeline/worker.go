@@ -8,6 +8,7 @@ import (
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/defrag"
 	"github.com/meerkat-ids/meerkat/detect"
+	"github.com/meerkat-ids/meerkat/firewall"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
 	"github.com/meerkat-ids/meerkat/reject"
@@ -29,6 +30,7 @@ type worker struct {
 	tc      *detect.ThreadCtx // nil without detection
 	line    []byte            // fast.log line scratch
 	ips     ipsCounters
+	fwc     fwCounters
 
 	packets uint64
 	bytes   uint64
@@ -103,6 +105,10 @@ func (w *worker) process(fr *capture.Frame) {
 
 // handle runs one decoded packet through the flow table and detection, and logs its alerts.
 func (w *worker) handle(p *decode.Packet) {
+	if w.tc != nil && w.cfg.Firewall {
+		w.handleFirewall(p)
+		return
+	}
 	f, dir := w.flows.Packet(p)
 	if w.tc == nil {
 		if w.cfg.IPS {
@@ -115,7 +121,7 @@ func (w *worker) handle(p *decode.Packet) {
 		// (Suricata's DetectFlow, in IDS mode too). In IPS mode a dropped flow drops the packet.
 		if w.cfg.IPS {
 			if f.Action == flow.ActionDrop {
-				w.drop(p, f, dir, "flow drop", nil)
+				w.drop(p, f, dir, alert.ReasonFlowDrop, nil)
 			} else {
 				w.ips.Accepted++
 			}
@@ -135,28 +141,7 @@ func (w *worker) handle(p *decode.Packet) {
 			f.Action = flow.ActionDrop
 		}
 	}
-	entries := q.Entries()
-	if len(entries) > 0 {
-		if f != nil {
-			f.Alerted = true
-		}
-		outs := &w.cfg.Outputs
-		var v output.Verdict
-		if outs.Alert.Verdict {
-			v = packetVerdict(q, p, w.cfg.IPS)
-		}
-		for _, en := range entries {
-			a := &e.Rule(en.IID).Alert
-			if w.eve.W != nil && outs.EVEAlert {
-				output.AlertRecord(&w.json, p, f, dir, a, outs.Alert, &v)
-				w.eve.Line(w.json.B)
-			}
-			if w.fast.W != nil {
-				w.line = output.FastLine(w.line[:0], p, a, w.cfg.IPS)
-				w.fast.Lines(w.line)
-			}
-		}
-	}
+	w.logAlerts(p, f, dir, nil, q, nil)
 	if !w.cfg.IPS {
 		return
 	}
@@ -168,29 +153,38 @@ func (w *worker) handle(p *decode.Packet) {
 	if v&(alert.ActionReject|alert.ActionRejectDst|alert.ActionRejectBoth) != 0 {
 		w.ips.Rejected++
 	}
-	reason := "rules"
+	reason := alert.ReasonRules
 	var by *output.Alert
 	if en, ok := q.FirstDrop(); ok {
 		by = &e.Rule(en.IID).Alert
 		if en.Flags&alert.FlagRateFiltered != 0 {
-			reason = "threshold detection_filter"
+			reason = alert.ReasonThreshold
 		}
 	}
-	w.drop(p, f, dir, reason, by)
+	w.ips.Blocked++
+	w.ips.Reasons[reason]++
+	w.dropRecord(p, f, dir, reason, by, true)
 }
 
-// drop counts a packet dropped in IPS mode and writes its EVE drop record: with drop's
-// `flows: start` (the default) only the first drop of each flow direction unless a rule
-// dropped it, with `flows: all` every one (output-json-drop.c).
-func (w *worker) drop(p *decode.Packet, f *flow.Flow, dir flow.Direction, reason string, by *output.Alert) {
+// drop counts a packet dropped in IPS mode for a reason that is not a rule (a dropped flow)
+// and writes its drop record.
+func (w *worker) drop(p *decode.Packet, f *flow.Flow, dir flow.Direction, reason alert.DropReason, by *output.Alert) {
 	w.ips.Blocked++
-	w.ips.reason(reason)
+	w.ips.Reasons[reason]++
+	w.dropRecord(p, f, dir, reason, by, by != nil)
+}
+
+// dropRecord writes the EVE drop record of a dropped packet (JsonDropLogCondition): with drop's
+// `flows: start` (the default), a packet of a flow is logged when a rule dropped it (sigDrop:
+// Suricata's p->alerts.drop is set), or when its flow is being dropped and this is the first
+// drop of the direction; `flows: all` logs every one. by is the alert the record carries.
+func (w *worker) dropRecord(p *decode.Packet, f *flow.Flow, dir flow.Direction, reason alert.DropReason, by *output.Alert, sigDrop bool) {
 	outs := &w.cfg.Outputs
 	if w.eve.W == nil || !outs.EVEDrop {
 		return
 	}
-	if !outs.DropAllFlows && f != nil && by == nil {
-		if f.DropLogged[dir] {
+	if !outs.DropAllFlows && f != nil && !sigDrop {
+		if f.Action != flow.ActionDrop || f.DropLogged[dir] {
 			return
 		}
 	}
@@ -200,8 +194,169 @@ func (w *worker) drop(p *decode.Packet, f *flow.Flow, dir flow.Direction, reason
 	if !outs.DropAlerts {
 		by = nil
 	}
-	output.DropRecord(&w.json, p, f, dir, reason, by)
+	output.DropRecord(&w.json, p, f, dir, reason.String(), by)
 	w.eve.Line(w.json.B)
+}
+
+// handleFirewall is handle in firewall mode (FlowWorker with Suricata 8's hooks): the
+// pre_flow hook before the flow table (a drop there skips flow and detection), the flow, the
+// pre_stream hook for TCP, then detection unless the flow is dropped, or both accepted and
+// passed; the packet's verdict counts in ips.* and firewall.* as CaptureStatsUpdate does.
+func (w *worker) handleFirewall(p *decode.Packet) {
+	e, tc := w.cfg.Engine, w.tc
+	tc.StartPacket()
+	v := &tc.Verdict
+	var f *flow.Flow
+	dir := flow.ToServer
+	if e.HasHook(firewall.TablePreFlow) && e.RunHook(tc, p, nil, dir, firewall.TablePreFlow) {
+		v.Drop(alert.ActionDrop, alert.ReasonFWPreFlowHook)
+	} else {
+		f, dir = w.flows.Packet(p)
+		if f != nil && f.Action == flow.ActionDrop {
+			if f.ByFirewall {
+				v.Drop(alert.ActionDrop, alert.ReasonFWFlowDrop)
+			} else {
+				v.Drop(alert.ActionDrop, alert.ReasonFlowDrop)
+			}
+		}
+		if f != nil && p.IsTCP() && e.HasHook(firewall.TablePreStream) &&
+			e.RunHook(tc, p, f, dir, firewall.TablePreStream) {
+			v.Drop(alert.ActionDrop, alert.ReasonFWPreStreamHook)
+		}
+		switch {
+		case f != nil && f.Action == flow.ActionDrop:
+			// DetectFlow: a dropped flow is not inspected.
+		case f != nil && f.Action == flow.ActionPass && f.Accept:
+			v.Action |= alert.ActionAccept // accept:flow,pass:flow: nothing left to inspect
+		case f == nil && v.Dropped():
+			// DetectNoFlow: a packet dropped already is not inspected.
+		default:
+			e.Inspect(tc, p, f, dir)
+		}
+	}
+	w.logAlerts(p, f, dir, tc.FirewallAlerts(), tc.Queue, v)
+	w.firewallVerdict(p, f, dir, v)
+}
+
+// logAlerts writes a packet's alert records and fast.log lines: the firewall's alerts (in
+// firewall mode) first, then the queue's entries.
+func (w *worker) logAlerts(p *decode.Packet, f *flow.Flow, dir flow.Direction, fwAlerts []*detect.Rule, q *alert.Queue, pv *alert.PacketVerdict) {
+	entries := q.Entries()
+	if len(entries) == 0 && len(fwAlerts) == 0 {
+		return
+	}
+	if f != nil {
+		f.Alerted = true
+	}
+	e := w.cfg.Engine
+	outs := &w.cfg.Outputs
+	var v output.Verdict
+	if outs.Alert.Verdict {
+		if pv != nil {
+			v = firewallVerdictObject(pv, p)
+		} else {
+			v = packetVerdict(q, p, w.cfg.IPS)
+		}
+	}
+	one := func(a *output.Alert) {
+		if w.eve.W != nil && outs.EVEAlert {
+			output.AlertRecord(&w.json, p, f, dir, a, outs.Alert, &v)
+			w.eve.Line(w.json.B)
+		}
+		if w.fast.W != nil {
+			w.line = output.FastLine(w.line[:0], p, a, w.cfg.IPS)
+			w.fast.Lines(w.line)
+		}
+	}
+	for _, r := range fwAlerts {
+		one(&r.Alert)
+	}
+	for _, en := range entries {
+		one(&e.Rule(en.IID).Alert)
+	}
+}
+
+// firewallVerdict counts a firewall-mode packet's verdict (CaptureStatsUpdate): a packet the
+// firewall blocked counts only in firewall.*, one it let through also in ips.*; and writes the
+// drop record of a dropped packet.
+func (w *worker) firewallVerdict(p *decode.Packet, f *flow.Flow, dir flow.Direction, v *alert.PacketVerdict) {
+	byFW := v.Reason.Firewall()
+	switch {
+	case v.Rejected():
+		if byFW {
+			w.fwc.Rejected++
+		} else {
+			w.fwc.Accepted++
+			w.ips.Rejected++
+		}
+	case v.Dropped():
+		if byFW {
+			w.fwc.Blocked++
+		} else {
+			w.fwc.Accepted++
+			w.ips.Blocked++
+		}
+	case v.Accepted():
+		w.fwc.Accepted++
+		w.ips.Accepted++
+	}
+	if v.Reason != alert.ReasonNone {
+		w.ips.Reasons[v.Reason]++
+	}
+	if !v.Dropped() {
+		return
+	}
+	// The record's alert: the first logged alert that blocks, else the first rule with a drop
+	// action that matched (p->alerts.drop).
+	var by *output.Alert
+	sigDrop := false
+	for _, r := range w.tc.FirewallAlerts() {
+		if r.Alert.Blocked {
+			by = &r.Alert
+			break
+		}
+	}
+	if by == nil {
+		for _, en := range w.tc.Queue.Entries() {
+			if a := &w.cfg.Engine.Rule(en.IID).Alert; a.Blocked {
+				by = a
+				break
+			}
+		}
+	}
+	if r := w.tc.FirstDropRule(); r != nil {
+		sigDrop = true
+		if by == nil {
+			by = &r.Alert
+		}
+	}
+	w.dropRecord(p, f, dir, v.Reason, by, sigDrop)
+}
+
+// firewallVerdictObject is EVE's verdict object for a firewall-mode packet (EveAddVerdict):
+// reject, drop, else accept.
+func firewallVerdictObject(v *alert.PacketVerdict, p *decode.Packet) output.Verdict {
+	var o output.Verdict
+	switch {
+	case v.Rejected():
+		o.Action = "drop"
+		switch {
+		case v.Action&alert.ActionReject != 0:
+			o.RejectTarget = reject.ToSource.String()
+		case v.Action&alert.ActionRejectDst != 0:
+			o.RejectTarget = reject.ToDestination.String()
+		default:
+			o.RejectTarget = reject.Both.String()
+		}
+		o.Reject = reject.EVEKind(p).String()
+	case v.Dropped():
+		o.Action = "drop"
+	case v.Accepted():
+		o.Action = "accept"
+	default:
+		o.Action = "alert"
+	}
+	return o
 }
 
 // flowEnded logs a flow that timed out or was ended at shutdown.
@@ -231,15 +386,18 @@ func collectStats(workers []*worker, cfg *Config) *output.Stats {
 	var df defrag.Counters
 	var al alert.Counters
 	var ips ipsCounters
-	var mpmErrors uint64
+	var fwc fwCounters
+	var mpmErrors, fwDiscarded uint64
 	for _, w := range workers {
 		ips.add(&w.ips)
+		fwc.add(&w.fwc)
 		dec.Add(&w.dec.Counters)
 		fl.Add(&w.flows.Counters)
 		df.Add(&w.defrag.Counters)
 		if w.tc != nil {
 			al.Add(&w.tc.Queue.Counters)
 			mpmErrors += w.tc.MPMErrors
+			fwDiscarded += w.tc.FirewallDiscarded()
 		}
 	}
 	if mpmErrors > 0 && cfg.Warn != nil {
@@ -260,30 +418,23 @@ func collectStats(workers []*worker, cfg *Config) *output.Stats {
 	j.B = append(j.B, ']')
 	s.SetRaw("detect.engines", j.B)
 	al.Each(s.Set)
-	if cfg.IPS {
-		ips.each(s.Set)
+	if cfg.IPS || cfg.Firewall {
+		ips.each(s.Set, cfg.Firewall)
+	}
+	if cfg.Firewall {
+		s.Set("firewall.accepted", fwc.Accepted)
+		s.Set("firewall.blocked", fwc.Blocked)
+		s.Set("firewall.rejected", fwc.Rejected)
+		s.Set("firewall.discarded_alerts", fwDiscarded)
 	}
 	return s
 }
 
-// dropReasons are Suricata's drop reasons Meerkat raises, as stats names
-// (ips.drop_reason.<name>) and EVE drop.reason texts.
-var dropReasons = [...]struct{ text, stat string }{
-	{"rules", "rules"}, {"flow drop", "flow_drop"}, {"threshold detection_filter", "threshold_detection_filter"},
-}
-
-// ipsCounters are one worker's IPS verdict counts (stats ips.*).
+// ipsCounters are one worker's IPS verdict counts (stats ips.*) and its drop reasons (stats
+// ips.drop_reason.* and, in firewall mode, firewall.drop_reason.*), indexed by reason.
 type ipsCounters struct {
 	Accepted, Blocked, Rejected uint64
-	Reasons                     [len(dropReasons)]uint64
-}
-
-func (c *ipsCounters) reason(text string) {
-	for i, r := range dropReasons {
-		if r.text == text {
-			c.Reasons[i]++
-		}
-	}
+	Reasons                     [256]uint64
 }
 
 func (c *ipsCounters) add(o *ipsCounters) {
@@ -295,14 +446,29 @@ func (c *ipsCounters) add(o *ipsCounters) {
 	}
 }
 
-func (c *ipsCounters) each(fn func(name string, v uint64)) {
+// each yields the ips.* counters and the drop reasons: the threat-detection ones always, the
+// firewall ones in firewall mode (CaptureStatsSetup registers them only then).
+func (c *ipsCounters) each(fn func(name string, v uint64), firewallMode bool) {
 	fn("ips.accepted", c.Accepted)
 	fn("ips.blocked", c.Blocked)
 	fn("ips.rejected", c.Rejected)
 	fn("ips.replaced", 0)
-	for i, r := range dropReasons {
-		fn("ips.drop_reason."+r.stat, c.Reasons[i])
+	for _, r := range alert.DropReasons() {
+		if !r.Firewall() || firewallMode {
+			fn(r.Stat(), c.Reasons[r])
+		}
 	}
+}
+
+// fwCounters are one worker's firewall verdict counts (stats firewall.*).
+type fwCounters struct {
+	Accepted, Blocked, Rejected uint64
+}
+
+func (c *fwCounters) add(o *fwCounters) {
+	c.Accepted += o.Accepted
+	c.Blocked += o.Blocked
+	c.Rejected += o.Rejected
 }
 
 // packetVerdict is EveAddVerdict's decision for a packet whose matches are in q: a reject

@@ -251,7 +251,7 @@ func TestStartupErrors(t *testing.T) {
 		{"missing capture", []string{"-r", filepath.Join(dir, "none.pcap")}, "none.pcap"},
 		{"bad runmode", []string{"-r", "pcaps/sample.pcap", "--runmode", "turbo"}, "unknown runmode"},
 		{"bad set", []string{"-r", "pcaps/sample.pcap", "--set", "novalue"}, "--set novalue"},
-		{"firewall not yet", []string{"-r", "pcaps/sample.pcap", "--firewall-rules-exclusive=x.rules"}, "not implemented yet"},
+		{"firewall rule file missing", []string{"-r", "pcaps/sample.pcap", "--firewall-rules-exclusive=x.rules"}, "firewall rule file x.rules did not load"},
 		{"unknown keyword listed", []string{"--list-keywords=nosuchkeyword"}, "unknown keyword"},
 		{"missing rules fatal", []string{"-r", "pcaps/sample.pcap", "-S", "no-such.rules", "--init-errors-fatal"}, "no-such.rules"},
 	}

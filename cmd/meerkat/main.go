@@ -23,6 +23,7 @@ import (
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/defrag"
 	"github.com/meerkat-ids/meerkat/detect/match"
+	"github.com/meerkat-ids/meerkat/firewall"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
 	"github.com/meerkat-ids/meerkat/pipeline"
@@ -88,8 +89,6 @@ func execute(o *options, stdout, stderr io.Writer) error {
 		return nil
 	case o.listKeywordsSet:
 		return listKeywords(stdout, o.listKeywords)
-	case o.firewall || o.firewallExclusive != "":
-		return fail("firewall mode is not implemented yet (issue #6)")
 	}
 
 	cfg, err := loadConfig(o, stderr)
@@ -109,17 +108,22 @@ func execute(o *options, stdout, stderr io.Writer) error {
 	for _, w := range st.Warnings {
 		warn(stderr, w)
 	}
-	if st.Firewall.Enabled {
-		return fail("firewall.enabled is set: firewall mode is not implemented yet (issue #6)")
+	fw, err := firewallMode(o, st, stderr)
+	if err != nil {
+		return err
 	}
-
 	ruleFiles, err := ruleFileList(o, st, stderr)
 	if err != nil {
 		return err
 	}
+	if fw != nil && o.firewallExclusive != "" && len(o.exclusiveRules) == 0 {
+		// An exclusive firewall rule file replaces the configured threat-detection rule files
+		// unless -S gives one (SigLoadSignatures).
+		ruleFiles = nil
+	}
 	rs := &ruleSet{}
 	if !o.disableDetection {
-		if rs, err = loadRules(o, st, ruleFiles, stderr); err != nil {
+		if rs, err = loadRules(o, st, fw, ruleFiles, stderr); err != nil {
 			return err
 		}
 	}
@@ -180,8 +184,9 @@ func execute(o *options, stdout, stderr io.Writer) error {
 	}
 	pc := pipelineConfig(st, runmode, o, outs, stderr)
 	pc.RulesLoaded, pc.RulesFailed, pc.RulesSkipped = uint64(rs.stats.Loaded), uint64(rs.stats.Failed), uint64(rs.stats.Skipped)
-	pc.IPS = o.simulateIPS
-	if rs.engine != nil && rs.engine.Len() > 0 {
+	pc.IPS = o.simulateIPS || fw != nil
+	pc.Firewall = fw != nil
+	if rs.engine != nil && (rs.engine.Len() > 0 || fw != nil) {
 		pc.Engine = rs.engine
 		pc.Hosts = match.NewHostTable(st.Host.HashSize * 4)
 	}
@@ -224,6 +229,44 @@ func execute(o *options, stdout, stderr io.Writer) error {
 }
 
 func warn(w io.Writer, msg string) { fmt.Fprintf(w, "meerkat: warning: %s\n", msg) }
+
+// firewallMode decides whether Meerkat runs as a firewall (--firewall,
+// --firewall-rules-exclusive or firewall.enabled) and prepares its rule files and policies; nil
+// when it does not. Enabling it on the command line while the configuration says
+// `enabled: no` is an error, as in Suricata.
+func firewallMode(o *options, st *config.Settings, stderr io.Writer) (*firewallSetup, error) {
+	cli := o.firewall || o.firewallExclusive != ""
+	if !cli && !st.Firewall.Enabled {
+		return nil, nil
+	}
+	if cli && st.Firewall.EnabledSet && !st.Firewall.Enabled {
+		return nil, fail("firewall mode enabled through commandline, but disabled in config")
+	}
+	if o.disableDetection {
+		return nil, fail("firewall mode needs detection: it cannot be used with --disable-detection")
+	}
+	warn(stderr, "firewall mode is EXPERIMENTAL and subject to change")
+	pol, err := firewall.LoadPolicies(&st.Firewall)
+	if err != nil {
+		return nil, &startupError{err}
+	}
+	fw := &firewallSetup{policies: pol}
+	switch {
+	case o.firewallExclusive != "":
+		fw.files = []string{o.firewallExclusive}
+	case st.Firewall.RulePath == "" || len(st.Firewall.RuleFiles) == 0:
+		fmt.Fprintln(stderr, "meerkat: notice: firewall: firewall.rule-path or firewall.rule-files not set, no firewall rules loaded")
+	default:
+		fw.files = st.Firewall.RuleFilePaths()
+	}
+	// App-layer tables need app-layer state, which Meerkat does not build yet: like Suricata
+	// for a flow whose protocol is unknown, every packet that passes the packet tables gets
+	// the app tables' default accept; app-layer policies are parsed but not applied.
+	if len(pol.App) > 0 {
+		warn(stderr, "firewall: app-layer policies are parsed but not applied yet (no app-layer parsing)")
+	}
+	return fw, nil
+}
 
 // configName says which configuration a run uses, for -v.
 func configName(o *options) string {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/meerkat-ids/meerkat/config"
 	"github.com/meerkat-ids/meerkat/detect"
+	"github.com/meerkat-ids/meerkat/firewall"
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
@@ -26,11 +27,21 @@ type ruleSet struct {
 	thresholds      []rules.ThresholdEntry
 }
 
+// firewallSetup is firewall mode's part of start-up: its rule files (loaded first, strictly)
+// and its default policies.
+type firewallSetup struct {
+	files    []string
+	policies *firewall.Policies
+}
+
 // loadRules parses every rule file with Suricata's loader semantics: a bad rule is reported
 // (file, line, sid, keyword, reason), skipped and counted, unless --init-errors-fatal makes
 // any failure stop start-up. It also reads the classification, reference and threshold files
 // the configuration names; a missing one is a warning, as in Suricata.
-func loadRules(o *options, st *config.Settings, files []string, stderr io.Writer) (*ruleSet, error) {
+//
+// In firewall mode (fw not nil) the firewall rule files are loaded first, as firewall rules,
+// and strictly: any rule that fails or is skipped stops start-up, as in Suricata.
+func loadRules(o *options, st *config.Settings, fw *firewallSetup, files []string, stderr io.Writer) (*ruleSet, error) {
 	rs := &ruleSet{}
 	var err error
 	if rs.classifications, err = config.LoadClassifications(st.ClassificationFile); err != nil {
@@ -47,6 +58,20 @@ func loadRules(o *options, st *config.Settings, files []string, stderr io.Writer
 	}
 	loader := rules.NewLoader(&st.Vars)
 	loader.Supported = detect.Supported
+	if fw != nil {
+		loader.Options.Firewall = true
+		for _, f := range fw.files {
+			errs, fst := loader.LoadFile(f)
+			for _, e := range errs {
+				fmt.Fprintf(stderr, "meerkat: rule error: %v\n", e)
+			}
+			if len(errs) > 0 || fst.Failed > 0 || fst.Skipped > 0 {
+				return nil, fail("firewall rule file %s did not load (%d error(s) above): every firewall rule must load", f, len(errs))
+			}
+			fmt.Fprintf(stderr, "meerkat: firewall: %d rules loaded from %s\n", fst.Loaded, f)
+		}
+		loader.Options.Firewall = false
+	}
 	var fatal []string
 	for _, f := range files {
 		errs, _ := loader.LoadFile(f)
@@ -80,15 +105,23 @@ func loadRules(o *options, st *config.Settings, files []string, stderr io.Writer
 	if err := loadThresholds(o, st, rs, stderr); err != nil {
 		return nil, err
 	}
-	engine, buildErrs, err := detect.Build(rs.rules, detect.Config{
+	dc := detect.Config{
 		ActionOrder: st.ActionOrder, PacketAlertMax: st.PacketAlertMax, MPMCacheDir: cache,
 		Classifications: rs.classifications, References: rs.references, IPS: o.simulateIPS, Thresholds: rs.thresholds,
-	})
+	}
+	if fw != nil {
+		dc.Firewall, dc.IPS, dc.Policies = true, true, fw.policies
+	}
+	engine, buildErrs, err := detect.Build(rs.rules, dc)
 	if err != nil {
 		return nil, &startupError{err}
 	}
 	for _, e := range buildErrs {
 		fmt.Fprintf(stderr, "meerkat: rule error: %v\n", e)
+		var be *detect.BuildError
+		if errors.As(e, &be) && be.Rule.Firewall {
+			return nil, fail("firewall rule %s:%d (sid %d) cannot be evaluated; firewall rules must all load", be.Rule.File, be.Rule.Line, be.Rule.SID)
+		}
 		fatal = append(fatal, e.Error())
 	}
 	rs.stats.Loaded -= len(buildErrs)

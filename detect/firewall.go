@@ -1,0 +1,423 @@
+package detect
+
+import (
+	"github.com/meerkat-ids/meerkat/alert"
+	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/detect/threshold"
+	"github.com/meerkat-ids/meerkat/firewall"
+	"github.com/meerkat-ids/meerkat/flow"
+	"github.com/meerkat-ids/meerkat/output"
+	"github.com/meerkat-ids/meerkat/rules"
+)
+
+// Firewall mode, packet tables (reference §1.5, Suricata 8.0.6 detect.c DetectRun,
+// DetectRulePacketRules, DetectRunPostRules and detect-engine-alert.c
+// PacketAlertFinalizeProcessQueue). A packet goes through:
+//
+//   - the packet:pre_flow hook (before the flow table) and, for TCP, the packet:pre_stream
+//     hook: each evaluates its table's rules in file order and closes with its policy;
+//   - the main run: packet:filter rules (file order, lowest iids) and the threat-detection
+//     rules share one candidate walk. A matching accept:hook skips the remaining firewall
+//     rules; accept:packet and accept:flow also accept the packet at once (accept:flow marks
+//     the flow, whose later packets skip the firewall rules); a drop stops the walk. With no
+//     firewall verdict the packet:filter policy applies (drop:packet by default).
+//   - the alert walk in table order: firewall matches (a drop ends everything, a pass skips
+//     threat detection), then threat detection as in IPS mode except that drops no longer
+//     apply to a packet the firewall already accepted, then, when the packet went on past
+//     packet:filter, the app-layer tables. Meerkat has no app-layer state yet, so it does what
+//     Suricata does for a flow without one: a default accept (§1.5 step 4).
+//   - fail closed: a packet with neither accept nor drop gets the policy as final.
+//
+// The order of the rules is the engine's iid order, so nothing is sorted per packet.
+
+// fwMatch is a firewall rule (or policy) match waiting for the alert walk.
+type fwMatch struct {
+	r      *Rule
+	action alert.Action
+	scope  rules.Scope
+	table  firewall.Table
+	policy bool // a policy's synthetic rule: its action applies to the packet even for :hook
+	none   bool // thresholds said no action (PacketAlertHandle 0)
+}
+
+// fwThread is a worker's firewall state for the current packet.
+type fwThread struct {
+	matches []fwMatch // this run's firewall matches, policy first
+	logged  []*Rule   // firewall alerts of the packet in order (hooks, then packet:filter)
+	// dropRule and policyDrop are the first firewall rule and the policy rule with a drop
+	// action that matched this packet (for p->alerts.drop).
+	dropRule, policyDrop *Rule
+	// Discarded is firewall.discarded_alerts: firewall alerts beyond packet-alert-max.
+	Discarded uint64
+}
+
+func (t *fwThread) init(max int) {
+	t.matches = make([]fwMatch, 0, 16)
+	t.logged = make([]*Rule, 0, max)
+}
+
+// StartPacket clears the per-packet state before a packet's hooks and main run in firewall
+// mode: the verdict, the firewall alerts and the alert queue.
+func (tc *ThreadCtx) StartPacket() {
+	tc.Verdict = alert.PacketVerdict{}
+	tc.fw.logged = tc.fw.logged[:0]
+	tc.fw.dropRule, tc.fw.policyDrop = nil, nil
+	tc.Queue.Reset()
+}
+
+// FirstDropRule returns the first rule with a drop action that matched the packet, whether or
+// not its drop applied (Suricata's p->alerts.drop, set when a match is queued): firewall rules
+// come before threat detection, the packet policy's rule after it. Nil when there is none.
+func (tc *ThreadCtx) FirstDropRule() *Rule {
+	if tc.fw.dropRule != nil {
+		return tc.fw.dropRule
+	}
+	if en, ok := tc.Queue.DropEntry(); ok {
+		return tc.e.rules[en.IID]
+	}
+	return tc.fw.policyDrop
+}
+
+// FirewallAlerts returns the firewall alerts of the current packet in the order they are
+// logged, before the threat-detection entries of Queue.
+func (tc *ThreadCtx) FirewallAlerts() []*Rule { return tc.fw.logged }
+
+// FirewallDiscarded returns firewall.discarded_alerts.
+func (tc *ThreadCtx) FirewallDiscarded() uint64 { return tc.fw.Discarded }
+
+// Firewall reports whether the engine runs in firewall mode.
+func (e *Engine) Firewall() bool { return e.firewall }
+
+// HasHook reports whether there are rules in a hook table (TablePreFlow, TablePreStream):
+// Suricata runs a hook only then.
+func (e *Engine) HasHook(t firewall.Table) bool {
+	return t < firewall.TablePacketFilter && len(e.hookRules[t]) > 0
+}
+
+// buildPolicyRules makes the synthetic rules that log a packet policy with an alert action
+// (AddPktPolicySignature).
+func (e *Engine) buildPolicyRules() {
+	for _, t := range []firewall.Table{firewall.TablePreFlow, firewall.TablePreStream, firewall.TablePacketFilter} {
+		pol := e.policy(t)
+		if !pol.Alerts() {
+			continue
+		}
+		r := &Rule{IID: ^uint32(0), Action: pol.Action, fw: true, table: t, scope: pol.Scope}
+		r.Alert = output.Alert{GID: firewall.PolicyGID, SID: firewall.PolicySID, Rev: firewall.PolicyRev,
+			Msg: firewall.PolicyMsg, Severity: 3, TxID: -1, Drop: pol.Action&alert.ActionDrop != 0,
+			Blocked: pol.Action&(alert.ActionDrop|alert.ActionReject|alert.ActionRejectDst|alert.ActionRejectBoth) != 0,
+			Engine:  "fw", FirewallHook: t.String(), FirewallPolicy: pol.String()}
+		e.policyRules[t] = r
+	}
+}
+
+// policy returns the default policy of a packet table.
+func (e *Engine) policy(t firewall.Table) firewall.Policy {
+	switch t {
+	case firewall.TablePreFlow:
+		return e.policies.PreFlow
+	case firewall.TablePreStream:
+		return e.policies.PreStream
+	}
+	return e.policies.PacketFilter
+}
+
+// RunHook evaluates the rules of a packet hook table (TablePreFlow before the flow table, with
+// f nil; TablePreStream for TCP packets with a flow) and closes the hook with its policy, as
+// DetectRunPacketHook does. It reports whether the packet is dropped; the caller then sets the
+// hook's drop reason (tc.Verdict keeps an earlier one).
+func (e *Engine) RunHook(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction, t firewall.Table) bool {
+	tc.fw.matches = tc.fw.matches[:0]
+	skipFW := f != nil && f.Accept
+	var action alert.Action
+	verdict := false
+	if !skipFW && p.IPVersion != 0 {
+		tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
+		flowStart := f != nil && f.PacketFlowStart()
+		for _, iid := range e.hookRules[t] {
+			r := e.rules[iid]
+			if r.flowStart && !flowStart || !r.matches(tc, p) {
+				continue
+			}
+			stop, done := e.fwRuleMatched(tc, r, p, f, &action)
+			verdict = verdict || done
+			if stop {
+				break
+			}
+		}
+	}
+	if skipFW || verdict {
+		tc.Verdict.Action |= action
+	} else {
+		e.applyPacketPolicy(tc, t, f, false)
+	}
+	e.firewallFinalize(tc, f, false, false)
+	e.failClosed(tc, p, f, t)
+	return tc.Verdict.Dropped()
+}
+
+// fwRuleMatched handles a matching firewall rule during a candidate walk (the firewall part of
+// DetectRulePacketRules): it records the match for the alert walk, and for an accept or drop
+// adds the packet action to *action. It reports whether the walk stops (a drop) and whether the
+// rule gave a verdict (accept or drop); after a verdict no other firewall rule is evaluated.
+func (e *Engine) fwRuleMatched(tc *ThreadCtx, r *Rule, p *decode.Packet, f *flow.Flow, action *alert.Action) (stop, verdict bool) {
+	m := fwMatch{r: r, action: r.Action, scope: r.scope, table: r.table}
+	if e.thresholds.HasRate(r.IID) {
+		d, _ := e.thresholds.Decide(r.IID, p, f)
+		m.none = d.Result() == threshold.NoMatch
+	}
+	if len(tc.fw.matches) < cap(tc.fw.matches) {
+		tc.fw.matches = append(tc.fw.matches, m)
+	}
+	if r.Action&alert.ActionDrop != 0 && tc.fw.dropRule == nil {
+		tc.fw.dropRule = r
+	}
+	switch {
+	case r.Action&alert.ActionAccept != 0:
+		switch r.scope {
+		case rules.ScopePacket:
+			*action |= r.Action
+		case rules.ScopeFlow:
+			*action |= r.Action
+			if f != nil {
+				f.Accept = true // set at once: the packet:filter hook is being evaluated
+			}
+		}
+		return false, true
+	case r.Action&alert.ActionDrop != 0:
+		*action |= r.Action
+		return true, true
+	}
+	return false, false
+}
+
+// applyPacketPolicy applies a packet table's policy (DetectRunApplyPacketPolicy): a drop drops
+// the packet (reason: default packet policy), accept:packet and accept:flow accept it,
+// accept:hook only when final. A policy with alert queues its synthetic rule. It returns the
+// packet's action.
+func (e *Engine) applyPacketPolicy(tc *ThreadCtx, t firewall.Table, f *flow.Flow, final bool) alert.Action {
+	pol := e.policy(t)
+	v := &tc.Verdict
+	switch {
+	case pol.Action&alert.ActionDrop != 0:
+		v.Drop(pol.Action, alert.ReasonFWDefaultPacketPolicy)
+	case pol.Action&alert.ActionAccept != 0:
+		switch pol.Scope {
+		case rules.ScopePacket:
+			v.Action |= pol.Action
+		case rules.ScopeHook:
+			if final {
+				v.Action |= pol.Action
+			}
+		case rules.ScopeFlow:
+			v.Action |= pol.Action
+			if f != nil {
+				f.Accept = true
+			}
+		}
+	}
+	if pr := e.policyRules[t]; pr != nil && !final {
+		// Queued before the alert walk, and first in its table (its iid is 0 in Suricata).
+		// The final call comes after the walk: Suricata queues that alert too late to log it.
+		tc.fw.matches = append(tc.fw.matches, fwMatch{})
+		copy(tc.fw.matches[1:], tc.fw.matches)
+		tc.fw.matches[0] = fwMatch{r: pr, action: pol.Action, scope: pol.Scope, table: t, policy: true}
+		if pol.Action&alert.ActionDrop != 0 && tc.fw.policyDrop == nil {
+			tc.fw.policyDrop = pr
+		}
+	}
+	return v.Action
+}
+
+// failClosed gives a captured packet with neither accept nor drop the table's policy as final
+// (DetectRunPostRules): accept:hook then accepts the packet.
+func (e *Engine) failClosed(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, t firewall.Table) {
+	if tc.Verdict.Action&(alert.ActionAccept|alert.ActionDrop) == 0 && p.Source == decode.SourceWire {
+		e.applyPacketPolicy(tc, t, f, true)
+	}
+}
+
+// logFW logs a firewall alert if packet-alert-max leaves room (else firewall.discarded_alerts)
+// and keeps the threat-detection queue's bound below what is left.
+func (tc *ThreadCtx) logFW(r *Rule) {
+	if len(tc.fw.logged) < cap(tc.fw.logged) {
+		tc.fw.logged = append(tc.fw.logged, r)
+		tc.Queue.Reserve(1)
+		return
+	}
+	tc.fw.Discarded++
+}
+
+// inspectFirewall is Inspect in firewall mode: the main detection run (DetectRun).
+func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
+	tc.fw.matches = tc.fw.matches[:0]
+	skipFW := f != nil && f.Accept
+	var action alert.Action
+	verdict := false
+	if p.IPVersion != 0 && len(e.rules) > 0 && e.collect(tc, p, f, dir) {
+		ipOnlyDone := f != nil && f.IPOnlyDone[dir]
+		tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
+		if f != nil {
+			f.IPOnlyDone[dir] = true
+		}
+		flowStart := f != nil && f.PacketFlowStart()
+		passed := f != nil && f.Action == flow.ActionPass
+		cs := tc.cands
+		for iid, ok := cs.Next(0); ok; iid, ok = cs.Next(iid + 1) {
+			r := e.rules[iid]
+			if r.fw {
+				if skipFW || r.flowStart && !flowStart {
+					continue
+				}
+			} else if passed {
+				break // a passed flow skips threat detection, not the firewall
+			}
+			if r.ipOnly && ipOnlyDone || !r.matches(tc, p) {
+				continue
+			}
+			if !r.fw {
+				e.addTD(tc, r, p, f)
+				continue
+			}
+			stop, done := e.fwRuleMatched(tc, r, p, f, &action)
+			if done {
+				verdict, skipFW = true, true
+			}
+			if stop {
+				break
+			}
+		}
+	}
+	var pktPolicy alert.Action
+	if skipFW || verdict {
+		tc.Verdict.Action |= action
+		pktPolicy = action
+	} else {
+		pktPolicy = action | e.applyPacketPolicy(tc, firewall.TablePacketFilter, f, false)
+	}
+	// A packet the packet tables neither dropped nor accepted goes on to the app-layer tables;
+	// without app-layer state that is a default accept.
+	defaultAccept := pktPolicy&(alert.ActionDrop|alert.ActionAccept) == 0
+	e.firewallFinalize(tc, f, true, defaultAccept)
+	e.failClosed(tc, p, f, firewall.TablePacketFilter)
+}
+
+// firewallFinalize is the alert walk of firewall mode (PacketAlertFinalizeProcessQueue with
+// AlertQueueSortHelperFirewall): the firewall matches of this run, then (td) the
+// threat-detection queue, then the default accept of the app-layer tables (defaultAccept).
+func (e *Engine) firewallFinalize(tc *ThreadCtx, f *flow.Flow, td, defaultAccept bool) {
+	v := &tc.Verdict
+	q := tc.Queue
+	dropped, skipFW, skipTD := false, false, false
+	acceptPacket, acceptFlow := false, false
+	var skipTable firewall.Table
+	for i := range tc.fw.matches {
+		m := &tc.fw.matches[i]
+		if skipFW || dropped {
+			break
+		}
+		if skipTable != firewall.TableNone {
+			if m.table <= skipTable {
+				continue
+			}
+			skipTable = firewall.TableNone
+		}
+		if m.none {
+			continue
+		}
+		if m.r.Action&alert.ActionAlert != 0 {
+			tc.logFW(m.r)
+		}
+		if m.scope == rules.ScopeHook && !m.policy {
+			continue // accept:hook: the walk already skipped the table's other rules
+		}
+		if m.action&alert.ActionDrop != 0 {
+			reason := alert.ReasonFWRules
+			switch m.table {
+			case firewall.TablePreStream:
+				reason = alert.ReasonFWPreStreamHook
+			case firewall.TablePreFlow:
+				reason = alert.ReasonFWPreFlowHook
+			}
+			v.Drop(m.action&(alert.ActionDrop|alert.ActionReject|alert.ActionRejectDst|alert.ActionRejectBoth), reason)
+			if f != nil && m.scope == rules.ScopeFlow {
+				f.Action, f.ByFirewall = flow.ActionDrop, true
+			}
+			dropped = true
+		}
+		if m.action&alert.ActionPass != 0 {
+			if f != nil && m.scope == rules.ScopeFlow && f.Action == flow.ActionNone {
+				f.Action = flow.ActionPass
+			}
+			skipTD = true
+		}
+		if m.action&alert.ActionAccept != 0 {
+			if m.scope == rules.ScopeHook {
+				skipTable = m.table
+			} else {
+				skipFW = true
+			}
+			acceptPacket = true
+			acceptFlow = acceptFlow || m.scope == rules.ScopeFlow
+		}
+	}
+	if td && dropped {
+		q.Discard() // a firewall drop ends the walk: threat detection's matches are not logged
+	}
+	if td && !dropped {
+		if skipTD {
+			q.Discard()
+		} else {
+			e.applyTD(tc, f)
+			dropped = q.RuleDropSeen()
+		}
+	}
+	if defaultAccept && !skipFW && !dropped {
+		acceptPacket = true
+	}
+	if !v.Dropped() && acceptPacket {
+		v.Action |= alert.ActionAccept
+		if f != nil && acceptFlow {
+			f.Accept = true
+		}
+	}
+	q.Finalize()
+}
+
+// applyTD applies the threat-detection matches of the queue to the verdict and the flow, as
+// the IPS walk does, with Suricata's rule that a packet already accepted by the firewall is
+// not dropped by them (skip_action_set) and one already dropped is not passed.
+func (e *Engine) applyTD(tc *ThreadCtx, f *flow.Flow) {
+	v := &tc.Verdict
+	q := tc.Queue
+	switch {
+	case v.Dropped():
+		q.SetDropped()
+	case v.Accepted():
+		q.SetAccepted()
+	}
+	if act := q.Verdict(); act&alert.ActionDrop != 0 {
+		reason := alert.ReasonRules
+		if en, ok := q.FirstDrop(); ok && en.Flags&alert.FlagRateFiltered != 0 {
+			reason = alert.ReasonThreshold
+		}
+		v.Drop(act&(alert.ActionDrop|alert.ActionReject|alert.ActionRejectDst|alert.ActionRejectBoth), reason)
+	}
+	if f == nil {
+		return
+	}
+	switch q.FlowVerdict() {
+	case alert.FlowDrop:
+		// RuleActionToFlow: a threat-detection drop replaces a firewall accept:flow; otherwise
+		// the first drop or pass set on the flow wins.
+		if f.Accept {
+			f.Accept, f.ByFirewall, f.Action = false, false, flow.ActionDrop
+		} else if f.Action == flow.ActionNone {
+			f.Action = flow.ActionDrop
+		}
+	case alert.FlowPass:
+		if f.Action == flow.ActionNone {
+			f.Action = flow.ActionPass
+		}
+	}
+}

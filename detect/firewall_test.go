@@ -1,0 +1,250 @@
+package detect
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/meerkat-ids/meerkat/alert"
+	"github.com/meerkat-ids/meerkat/config"
+	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/firewall"
+	"github.com/meerkat-ids/meerkat/flow"
+	"github.com/meerkat-ids/meerkat/rules"
+)
+
+// fwHarness runs packets through a firewall-mode engine the way the pipeline's worker does:
+// pre_flow hook, flow table, pre_stream hook, then the main run unless the flow is dropped or
+// accepted and passed.
+type fwHarness struct {
+	t     *testing.T
+	e     *Engine
+	tc    *ThreadCtx
+	flows *flow.Table
+}
+
+func newFWHarness(t *testing.T, fwRules, tdRules []string, policy []string) *fwHarness {
+	t.Helper()
+	var rs []*rules.Rule
+	for _, s := range fwRules {
+		r, err := rules.ParseWith(s, &rules.ParseOptions{Firewall: true})
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		rs = append(rs, r)
+	}
+	rs = append(rs, mustRules(t, tdRules...)...)
+	fc := config.Firewall{PacketFilter: config.DefaultPacketFilterPolicy, PacketPreFlow: config.DefaultPreFlowPolicy,
+		PacketPreStream: config.DefaultPreStreamPolicy}
+	if policy != nil {
+		fc.PacketFilter = policy
+	}
+	pol, err := firewall.LoadPolicies(&fc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, errs, err := Build(rs, Config{Firewall: true, Policies: pol})
+	if err != nil || len(errs) > 0 {
+		t.Fatalf("build: %v %v", err, errs)
+	}
+	t.Cleanup(e.Close)
+	tc, err := e.NewThreadCtx(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tc.Close)
+	to := flow.Timeouts{New: time.Minute, Established: time.Minute, Closed: time.Minute}
+	return &fwHarness{t: t, e: e, tc: tc, flows: flow.NewTable(flow.Config{TCP: to, UDP: to, ICMP: to, Default: to}, 1024, 0)}
+}
+
+// fwResult is what one packet came to.
+type fwResult struct {
+	verdict string // "accept", "drop" or "none"
+	reason  string
+	fw, td  []uint32 // logged alerts by sid
+}
+
+func (h *fwHarness) packet(p *decode.Packet) (fwResult, *flow.Flow) {
+	e, tc := h.e, h.tc
+	tc.StartPacket()
+	v := &tc.Verdict
+	var f *flow.Flow
+	dir := flow.ToServer
+	if e.HasHook(firewall.TablePreFlow) && e.RunHook(tc, p, nil, dir, firewall.TablePreFlow) {
+		v.Drop(alert.ActionDrop, alert.ReasonFWPreFlowHook)
+	} else {
+		f, dir = h.flows.Packet(p)
+		if f != nil && f.Action == flow.ActionDrop {
+			r := alert.ReasonFlowDrop
+			if f.ByFirewall {
+				r = alert.ReasonFWFlowDrop
+			}
+			v.Drop(alert.ActionDrop, r)
+		}
+		if f != nil && p.IsTCP() && e.HasHook(firewall.TablePreStream) && e.RunHook(tc, p, f, dir, firewall.TablePreStream) {
+			v.Drop(alert.ActionDrop, alert.ReasonFWPreStreamHook)
+		}
+		switch {
+		case f != nil && f.Action == flow.ActionDrop:
+		case f != nil && f.Action == flow.ActionPass && f.Accept:
+			v.Action |= alert.ActionAccept
+		default:
+			e.Inspect(tc, p, f, dir)
+		}
+	}
+	res := fwResult{verdict: "none", reason: v.Reason.String()}
+	switch {
+	case v.Dropped():
+		res.verdict = "drop"
+	case v.Accepted():
+		res.verdict = "accept"
+	}
+	for _, r := range tc.FirewallAlerts() {
+		res.fw = append(res.fw, r.Alert.SID)
+	}
+	for _, en := range tc.Queue.Entries() {
+		res.td = append(res.td, e.Rule(en.IID).Src.SID)
+	}
+	return res, f
+}
+
+func udpPacket(src, dst string, sp, dp uint16) *decode.Packet {
+	return &decode.Packet{Data: make([]byte, 60), Timestamp: time.Unix(1700000000, 0), IPVersion: 4,
+		SrcIP: netip.MustParseAddr(src), DstIP: netip.MustParseAddr(dst), IPProto: decode.ProtoUDP, HasL4: true,
+		SrcPort: sp, DstPort: dp, Payload: []byte("payload"), TTL: 64}
+}
+
+func TestFirewallVerdicts(t *testing.T) {
+	out := func() *decode.Packet { return udpPacket("10.0.0.1", "192.0.2.1", 5000, 53) }
+	back := func() *decode.Packet { return udpPacket("192.0.2.1", "10.0.0.1", 53, 5000) }
+	tdAlert := `alert udp any any -> any any (msg:"td"; sid:100;)`
+	tdDrop := `drop udp any any -> any any (msg:"td drop"; sid:101;)`
+	type step struct {
+		p    func() *decode.Packet
+		want string // verdict/reason/fw sids/td sids
+	}
+	cases := []struct {
+		name   string
+		fw, td []string
+		policy []string
+		steps  []step
+		flow   string // the flow record's action at the end
+	}{
+		{"no firewall rules: default drop:packet, threat detection still logs", nil, []string{tdAlert}, nil,
+			[]step{{out, "drop/firewall default packet policy/[]/[100]"}}, ""},
+		{"accept:hook then default accept; a td drop drops", []string{`accept:hook udp:all any any -> any any (sid:1;)`}, []string{tdDrop}, nil,
+			[]step{{out, "drop/rules/[]/[101]"}}, "drop"}, // an IP-only drop applies to the flow
+		{"accept:hook with alert", []string{`accept:hook udp:all any any -> any any (alert; sid:1;)`}, []string{tdAlert}, nil,
+			[]step{{out, "accept//[1]/[100]"}}, ""},
+		{"accept:packet blocks a later td drop (8.0.6 skip_action_set)", []string{`accept:packet udp:all any any -> any any (sid:1;)`}, []string{tdDrop}, nil,
+			[]step{{out, "accept//[]/[101]"}}, ""},
+		{"accept:flow: later packets skip the firewall rules", []string{`accept:flow udp:all any any -> any 53 (alert; sid:1;)`}, []string{tdAlert}, nil,
+			[]step{{out, "accept//[1]/[100]"}, {back, "accept//[]/[100]"}}, "accept"},
+		{"drop:packet,alert ends evaluation", []string{`drop:packet,alert udp:all any any -> any any (sid:2;)`}, []string{tdAlert}, nil,
+			[]step{{out, "drop/firewall rules/[2]/[]"}, {back, "drop/firewall rules/[2]/[]"}}, ""},
+		{"drop:flow: later packets are firewall flow drops", []string{`drop:flow udp:all any any -> any any (sid:3;)`}, []string{tdAlert}, nil,
+			[]step{{out, "drop/firewall rules/[]/[]"}, {back, "drop/firewall flow drop/[]/[]"}}, "drop"},
+		{"accept:flow,pass:flow skips threat detection", []string{`accept:flow,pass:flow udp:all any any -> any any (sid:4;)`}, []string{tdAlert}, nil,
+			[]step{{out, "accept//[]/[]"}, {back, "accept//[]/[]"}}, "accept"},
+		{"rules in file order: the first match decides", []string{
+			`accept:hook udp:all any any -> any any (alert; sid:20;)`,
+			`drop:packet,alert udp:all any any -> any any (sid:10;)`}, nil, nil,
+			[]step{{out, "accept//[20]/[]"}}, ""},
+		{"policy drop:packet,alert logs sid 2201000 and skips threat detection", nil, []string{tdAlert}, []string{"drop:packet", "alert"},
+			[]step{{out, "drop/firewall default packet policy/[2201000]/[]"}}, ""},
+		{"policy accept:packet", nil, []string{tdAlert}, []string{"accept:packet"},
+			[]step{{out, "accept//[]/[100]"}}, ""},
+		{"policy accept:flow marks the flow", nil, nil, []string{"accept:flow"},
+			[]step{{out, "accept//[]/[]"}, {back, "accept//[]/[]"}}, "accept"},
+		{"flow_start only sees the first packet of each direction", []string{`accept:hook udp:flow_start any any -> any any (sid:5;)`}, nil, nil,
+			[]step{{out, "accept//[]/[]"}, {out, "drop/firewall default packet policy/[]/[]"}, {back, "accept//[]/[]"}}, ""},
+		{"td pass:flow passes threat detection, not the firewall", []string{`accept:hook udp:all any any -> any any (sid:1;)`},
+			[]string{`pass udp any any -> any any (sid:200;)`, tdDrop}, nil,
+			[]step{{out, "accept//[]/[]"}, {back, "accept//[]/[]"}}, "pass"},
+		{"td drop:flow replaces nothing set by accept:hook", []string{`accept:hook udp:all any any -> any any (sid:1;)`},
+			[]string{`drop:flow udp any any -> any any (sid:300;)`}, nil,
+			[]step{{out, "drop/rules/[]/[300]"}, {back, "drop/flow drop/[]/[]"}}, "drop"},
+		{"pre_flow drop", []string{`drop:packet udp:pre_flow any any -> any 53 (alert; sid:6;)`}, []string{tdAlert}, nil,
+			[]step{{out, "drop/firewall pre flow hook/[6]/[]"}}, "-"}, // no flow: dropped before the flow table
+		{"pre_flow accept:hook by default accepts the packet before the main run (8.0.6)", []string{
+			`drop:packet udp:pre_flow any any -> any 9999 (sid:7;)`, `accept:hook udp:all any any -> any any (sid:1;)`}, []string{tdDrop}, nil,
+			[]step{{out, "accept//[]/[101]"}}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newFWHarness(t, c.fw, c.td, c.policy)
+			var f *flow.Flow
+			for i, s := range c.steps {
+				var res fwResult
+				res, f = h.packet(s.p())
+				got := fmt.Sprintf("%s/%s/%v/%v", res.verdict, res.reason, res.fw, res.td)
+				if got != s.want {
+					t.Errorf("packet %d: %s, want %s", i+1, got, s.want)
+				}
+			}
+			if c.flow == "-" {
+				if f != nil {
+					t.Error("a packet dropped in pre_flow got a flow")
+				}
+				return
+			}
+			if f == nil {
+				t.Fatal("no flow")
+			}
+			if got := f.ActionName(); got != c.flow {
+				t.Errorf("flow action %q, want %q", got, c.flow)
+			}
+		})
+	}
+}
+
+func TestFirewallAlertRecordFields(t *testing.T) {
+	h := newFWHarness(t, []string{`drop:flow,alert udp:all any any -> any 53 (msg:"dns"; sid:9;)`}, []string{`alert udp any any -> any 1 (sid:100;)`}, nil)
+	r := h.e.Rules()[0]
+	if r.Alert.Engine != "fw" || r.Alert.FirewallHook != "packet:filter" || r.Alert.FirewallPolicy != "drop:flow,alert" || !r.Alert.Blocked {
+		t.Errorf("fw alert %+v", r.Alert)
+	}
+	if td := h.e.Rules()[1]; td.Alert.Engine != "td" || td.Alert.FirewallHook != "" {
+		t.Errorf("td alert %+v", td.Alert)
+	}
+}
+
+func TestFirewallRuleOrderIsFileOrder(t *testing.T) {
+	h := newFWHarness(t, []string{
+		`accept:hook udp:all any any -> any any (priority:4; sid:30;)`,
+		`drop:packet tcp:all any any -> any 23 (priority:1; sid:10;)`,
+		`accept:packet udp:pre_flow any any -> any any (sid:40;)`,
+		`accept:hook icmp:all any any -> any any (sid:20;)`,
+	}, []string{`pass udp any any -> any any (sid:1;)`, `alert udp any any -> any any (sid:2;)`}, nil)
+	var sids []string
+	for _, r := range h.e.Rules() {
+		sids = append(sids, fmt.Sprint(r.Src.SID))
+	}
+	// pre_flow table first, then packet:filter in file order, then threat detection.
+	if got := strings.Join(sids, " "); got != "40 30 10 20 1 2" {
+		t.Errorf("order %s", got)
+	}
+}
+
+func TestFirewallAppHookRefused(t *testing.T) {
+	r, err := rules.ParseWith(`accept:hook http1:request_line any any -> any any (sid:1;)`, &rules.ParseOptions{Firewall: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errs, err := Build([]*rules.Rule{r}, Config{Firewall: true})
+	if err != nil || len(errs) != 1 || !strings.Contains(errs[0].Error(), "app-layer hook http1:request_line is not supported yet") {
+		t.Fatalf("errs %v err %v", errs, err)
+	}
+}
+
+func TestFirewallNoAllocs(t *testing.T) {
+	h := newFWHarness(t, []string{`accept:hook udp:all any any -> any 53 (sid:1;)`, `drop:packet udp:all any any -> any 9 (sid:2;)`},
+		[]string{`alert udp any any -> any any (content:"zzz"; sid:100;)`}, nil)
+	p := udpPacket("10.0.0.1", "192.0.2.1", 5000, 53)
+	h.packet(p)
+	if n := testing.AllocsPerRun(200, func() { h.packet(p) }); n != 0 {
+		t.Errorf("%.1f allocations per accepted packet without alert", n)
+	}
+}
