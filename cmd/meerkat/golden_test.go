@@ -80,3 +80,70 @@ func TestGoldenFlowAndStats(t *testing.T) {
 		})
 	}
 }
+
+// TestGoldenFirewallSample replays the bundled capture in firewall mode (--firewall with the
+// bundled rules/firewall.rules and threat-detection rules) in the single and workers run
+// modes: both must log the same records, equal to testdata/golden/firewall-sample.jsonl
+// (MEERKAT_UPDATE_GOLDEN=1 rewrites it), and the verdict counters must add up: every packet
+// is accepted, blocked or rejected by the firewall, and threat detection decides only the
+// packets the firewall let through.
+func TestGoldenFirewallSample(t *testing.T) {
+	var runs [][]string
+	for _, mode := range []string{"single", "workers"} {
+		r := runMeerkat(t, "-c", "suricata.yaml", "--firewall", "-S", "rules/meerkat.rules", "-r", "pcaps/sample.pcap", "--runmode", mode)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s", mode, r.code, r.stderr)
+		}
+		stats := ofType(r.eve, "stats")
+		if len(stats) != 1 {
+			t.Fatalf("%s: %d stats records", mode, len(stats))
+		}
+		st := stats[0]["stats"].(map[string]any)
+		num := func(path ...string) float64 {
+			var cur any = st
+			for _, p := range path {
+				m, ok := cur.(map[string]any)
+				if !ok {
+					return -1
+				}
+				cur = m[p]
+			}
+			v, _ := cur.(float64)
+			return v
+		}
+		fwTotal := num("firewall", "accepted") + num("firewall", "blocked") + num("firewall", "rejected")
+		// The capture's 28 packets and the datagram rebuilt from its fragments.
+		if fwTotal != 29 {
+			t.Errorf("%s: firewall verdicts %v, want 29", mode, fwTotal)
+		}
+		if ips := num("ips", "accepted") + num("ips", "blocked") + num("ips", "rejected"); ips != num("firewall", "accepted") {
+			t.Errorf("%s: ips verdicts %v, firewall accepted %v", mode, ips, num("firewall", "accepted"))
+		}
+		if num("firewall", "blocked") == 0 || num("firewall", "drop_reason", "default_packet_policy") != num("firewall", "blocked") {
+			t.Errorf("%s: firewall blocked %v, default_packet_policy %v", mode, num("firewall", "blocked"), num("firewall", "drop_reason", "default_packet_policy"))
+		}
+		for _, a := range ofType(r.eve, "alert") {
+			if e := a["alert"].(map[string]any)["engine"]; e != "td" && e != "fw" {
+				t.Errorf("%s: alert without engine: %v", mode, a)
+			}
+		}
+		runs = append(runs, comparable(t, r.eve))
+	}
+	if strings.Join(runs[0], "\n") != strings.Join(runs[1], "\n") {
+		t.Errorf("workers logged differently from single:\n%s\n---\n%s", strings.Join(runs[0], "\n"), strings.Join(runs[1], "\n"))
+	}
+	got := strings.Join(runs[0], "\n") + "\n"
+	path := filepath.Join("testdata", "golden", "firewall-sample.jsonl")
+	if os.Getenv("MEERKAT_UPDATE_GOLDEN") == "1" {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (MEERKAT_UPDATE_GOLDEN=1 creates it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("firewall run differs from %s:\n%s", path, got)
+	}
+}

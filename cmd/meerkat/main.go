@@ -108,6 +108,9 @@ func execute(o *options, stdout, stderr io.Writer) error {
 	for _, w := range st.Warnings {
 		warn(stderr, w)
 	}
+	if o.disableDetection && (len(o.exclusiveRules) > 0 || len(o.extraRules) > 0 || o.firewallExclusive != "") {
+		return fail("can't use -s/-S or --firewall-rules-exclusive when detection is disabled")
+	}
 	fw, err := firewallMode(o, st, stderr)
 	if err != nil {
 		return err
@@ -241,9 +244,6 @@ func firewallMode(o *options, st *config.Settings, stderr io.Writer) (*firewallS
 	}
 	if cli && st.Firewall.EnabledSet && !st.Firewall.Enabled {
 		return nil, fail("firewall mode enabled through commandline, but disabled in config")
-	}
-	if o.disableDetection {
-		return nil, fail("firewall mode needs detection: it cannot be used with --disable-detection")
 	}
 	warn(stderr, "firewall mode is EXPERIMENTAL and subject to change")
 	pol, err := firewall.LoadPolicies(&st.Firewall)

@@ -71,6 +71,13 @@ func loadRules(o *options, st *config.Settings, fw *firewallSetup, files []strin
 			fmt.Fprintf(stderr, "meerkat: firewall: %d rules loaded from %s\n", fst.Loaded, f)
 		}
 		loader.Options.Firewall = false
+		for _, r := range loader.Rules() {
+			for _, kw := range r.Keywords() {
+				if k := rules.Lookup(kw); k != nil && !k.IsFirewallSupported() {
+					warn(stderr, fmt.Sprintf("%s:%d: sid %d: keyword '%s' has not been tested for firewall rules", r.File, r.Line, r.SID, kw))
+				}
+			}
+		}
 	}
 	var fatal []string
 	for _, f := range files {
