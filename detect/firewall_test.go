@@ -96,6 +96,8 @@ func (h *fwHarness) packet(p *decode.Packet) (fwResult, *flow.Flow) {
 	}
 	res := fwResult{verdict: "none", reason: v.Reason.String()}
 	switch {
+	case v.Rejected():
+		res.verdict = "reject"
 	case v.Dropped():
 		res.verdict = "drop"
 	case v.Accepted():
@@ -166,6 +168,16 @@ func TestFirewallVerdicts(t *testing.T) {
 		{"td drop:flow replaces nothing set by accept:hook", []string{`accept:hook udp:all any any -> any any (sid:1;)`},
 			[]string{`drop:flow udp any any -> any any (sid:300;)`}, nil,
 			[]step{{out, "drop/rules/[]/[300]"}, {back, "drop/flow drop/[]/[]"}}, "drop"},
+		{"reject:packet", []string{`reject:packet udp:all any any -> any any (sid:8;)`}, []string{tdAlert}, nil,
+			[]step{{out, "reject/firewall rules/[]/[]"}}, ""},
+		{"rejectboth:flow,alert", []string{`rejectboth:flow,alert udp:all any any -> any any (sid:8;)`}, nil, nil,
+			[]step{{out, "reject/firewall rules/[8]/[]"}, {back, "drop/firewall flow drop/[]/[]"}}, "drop"},
+		{"policy accept:hook: the app tables' default accept", nil, []string{tdAlert}, []string{"accept:hook"},
+			[]step{{out, "accept//[]/[100]"}}, ""},
+		{"policy accept:hook,alert logs and accepts", nil, nil, []string{"accept:hook", "alert"},
+			[]step{{out, "accept//[2201000]/[]"}}, ""},
+		{"policy reject:packet", nil, nil, []string{"reject:packet"},
+			[]step{{out, "reject/firewall default packet policy/[]/[]"}}, ""},
 		{"pre_flow drop", []string{`drop:packet udp:pre_flow any any -> any 53 (alert; sid:6;)`}, []string{tdAlert}, nil,
 			[]step{{out, "drop/firewall pre flow hook/[6]/[]"}}, "-"}, // no flow: dropped before the flow table
 		{"pre_flow accept:hook by default accepts the packet before the main run (8.0.6)", []string{
@@ -197,6 +209,24 @@ func TestFirewallVerdicts(t *testing.T) {
 				t.Errorf("flow action %q, want %q", got, c.flow)
 			}
 		})
+	}
+}
+
+func TestFirewallPreStream(t *testing.T) {
+	h := newFWHarness(t, []string{
+		`drop:packet tcp:pre_stream any any -> any 23 (alert; sid:1;)`,
+		`accept:hook tcp:all any any -> any any (sid:2;)`,
+	}, []string{`drop tcp any any -> any any (content:"x"; sid:100;)`}, nil)
+	// pre_stream drops telnet before the main run; other TCP packets get the hook's
+	// accept:hook policy as final, which accepts them before threat detection (8.0.6), so the
+	// td drop rule alerts without dropping.
+	res, _ := h.packet(tcpPacket("10.0.0.1", "192.0.2.1", 4000, 23, "x"))
+	if got := fmt.Sprintf("%s/%s/%v/%v", res.verdict, res.reason, res.fw, res.td); got != "drop/firewall pre stream hook/[1]/[100]" {
+		t.Errorf("telnet: %s", got)
+	}
+	res, _ = h.packet(tcpPacket("10.0.0.1", "192.0.2.1", 4000, 80, "x"))
+	if got := fmt.Sprintf("%s/%s/%v/%v", res.verdict, res.reason, res.fw, res.td); got != "accept//[]/[100]" {
+		t.Errorf("web: %s", got)
 	}
 }
 
