@@ -357,6 +357,9 @@ func (q *Queue) Discard() {
 	q.hasDrop = false
 }
 
+// Matches returns how many matches were added this packet (0: there is nothing to finalize).
+func (q *Queue) Matches() int { return int(q.seq) }
+
 // Limit returns this packet's bound: packet-alert-max less the reserved slots.
 func (q *Queue) Limit() int { return q.limit }
 

@@ -100,6 +100,9 @@ type Rule struct {
 	table     firewall.Table
 	scope     rules.Scope
 	flowStart bool
+	// fwStatic: a packet:filter rule whose match depends only on the packet header (no
+	// keyword, payload, hook or rate), so its result is fixed for a flow direction.
+	fwStatic bool
 }
 
 // Engine is the compiled rule set. It is immutable once built and shared by all workers.
@@ -134,6 +137,10 @@ type Engine struct {
 	hookRules   [firewall.TablePacketFilter][]uint32
 	policies    *firewall.Policies
 	policyRules [firewall.TablePacketFilter + 1]*Rule
+	// firstFWMPM is the lowest iid of a firewall rule with a fast pattern (such a rule is a
+	// candidate on some packets only): a deciding rule is cached per flow direction only
+	// below it.
+	firstFWMPM uint32
 }
 
 // mpmGroups is the number of signature groups: 3 protocol classes x 2 directions.
@@ -277,6 +284,17 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 	}
 	if err := e.buildPrefilter(); err != nil {
 		return nil, errs, err
+	}
+	e.firstFWMPM = ^uint32(0)
+	for _, r := range e.rules {
+		if !r.fw {
+			break
+		}
+		if r.hasMPM && r.IID < e.firstFWMPM {
+			e.firstFWMPM = r.IID
+		}
+		r.fwStatic = r.table == firewall.TablePacketFilter && !r.flowStart && !r.hasMPM && r.payload == nil &&
+			!r.needPayload && !r.needNoPayload && r.match.Len() == 0 && r.post.Empty() && !e.thresholds.HasRate(r.IID)
 	}
 	return e, errs, nil
 }

@@ -254,21 +254,39 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 	skipFW := f != nil && f.Accept
 	var action alert.Action
 	verdict := false
-	if p.IPVersion != 0 && len(e.rules) > 0 && e.collect(tc, p, f, dir) {
+	if p.IPVersion != 0 && len(e.rules) > 0 {
+		have := e.collect(tc, p, f, dir)
+		var bc *flow.BroadCache
+		if f != nil && e.useBroad {
+			bc = &f.Broad[dir]
+		}
+		stop := false
+		if bc != nil && bc.FWFirst != 0 && !skipFW {
+			// This flow direction's firewall result is known: the same header-only rule
+			// decides (collect left the firewall candidates out).
+			var done bool
+			stop, done = e.fwRuleMatched(tc, e.rules[bc.FWFirst-1], p, f, &action)
+			verdict, skipFW = done, done
+		}
+		if !have {
+			stop = true
+		}
 		ipOnlyDone := f != nil && f.IPOnlyDone[dir]
 		tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
-		if f != nil {
+		if f != nil && have {
 			f.IPOnlyDone[dir] = true
 		}
 		flowStart := f != nil && f.PacketFlowStart()
 		passed := f != nil && f.Action == flow.ActionPass
+		static := true // every firewall candidate so far depends only on the header
 		cs := tc.cands
-		for iid, ok := cs.Next(0); ok; iid, ok = cs.Next(iid + 1) {
+		for iid, ok := cs.Next(0); ok && !stop; iid, ok = cs.Next(iid + 1) {
 			r := e.rules[iid]
 			if r.fw {
 				if skipFW || r.flowStart && !flowStart {
 					continue
 				}
+				static = static && r.fwStatic
 			} else if passed {
 				break // a passed flow skips threat detection, not the firewall
 			}
@@ -279,12 +297,13 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 				e.addTD(tc, r, p, f)
 				continue
 			}
-			stop, done := e.fwRuleMatched(tc, r, p, f, &action)
+			var done bool
+			stop, done = e.fwRuleMatched(tc, r, p, f, &action)
 			if done {
 				verdict, skipFW = true, true
-			}
-			if stop {
-				break
+				if static && bc != nil && bc.Valid && !bc.Overflow && r.IID < e.firstFWMPM {
+					bc.FWFirst = r.IID + 1
+				}
 			}
 		}
 	}
@@ -364,7 +383,7 @@ func (e *Engine) firewallFinalize(tc *ThreadCtx, f *flow.Flow, td, defaultAccept
 	if td && dropped {
 		q.Discard() // a firewall drop ends the walk: threat detection's matches are not logged
 	}
-	if td && !dropped {
+	if td && !dropped && q.Matches() > 0 {
 		if skipTD {
 			q.Discard()
 		} else {
@@ -381,7 +400,9 @@ func (e *Engine) firewallFinalize(tc *ThreadCtx, f *flow.Flow, td, defaultAccept
 			f.Accept = true
 		}
 	}
-	q.Finalize()
+	if q.Matches() > 0 {
+		q.Finalize()
+	}
 }
 
 // applyTD applies the threat-detection matches of the queue to the verdict and the flow, as

@@ -212,6 +212,47 @@ func TestFirewallVerdicts(t *testing.T) {
 	}
 }
 
+// TestFirewallHeaderOnlyCache: a flow direction decided by a header-only rule keeps that
+// rule without evaluating the firewall candidates again, but only when every firewall
+// candidate before it depends on the header alone.
+func TestFirewallHeaderOnlyCache(t *testing.T) {
+	small := func() *decode.Packet { return udpPacket("10.0.0.1", "192.0.2.1", 5000, 53) }
+	big := func() *decode.Packet {
+		p := udpPacket("10.0.0.1", "192.0.2.1", 5000, 53)
+		p.Payload = make([]byte, 200)
+		return p
+	}
+	h := newFWHarness(t, []string{
+		`accept:hook udp:all any any -> any 53 (dsize:>100; alert; sid:1;)`,
+		`drop:packet,alert udp:all any any -> any any (sid:2;)`,
+	}, nil, nil)
+	for i, c := range []struct {
+		p    func() *decode.Packet
+		want string
+	}{{small, "drop/firewall rules/[2]/[]"}, {small, "drop/firewall rules/[2]/[]"}, {big, "accept//[1]/[]"}, {small, "drop/firewall rules/[2]/[]"}} {
+		res, f := h.packet(c.p())
+		if got := fmt.Sprintf("%s/%s/%v/%v", res.verdict, res.reason, res.fw, res.td); got != c.want {
+			t.Errorf("packet %d: %s, want %s", i+1, got, c.want)
+		}
+		if f.Broad[flow.ToServer].FWFirst != 0 {
+			t.Errorf("packet %d: cached a rule behind a dsize rule", i+1)
+		}
+	}
+	h = newFWHarness(t, []string{
+		`accept:hook udp:all any any -> any 53 (alert; sid:1;)`,
+		`drop:packet,alert udp:all any any -> any any (sid:2;)`,
+	}, []string{`alert udp any any -> any any (dsize:>0; sid:100;)`}, nil)
+	for i := range 4 {
+		res, f := h.packet(small())
+		if got := fmt.Sprintf("%s/%s/%v/%v", res.verdict, res.reason, res.fw, res.td); got != "accept//[1]/[100]" {
+			t.Errorf("packet %d: %s", i+1, got)
+		}
+		if c := f.Broad[flow.ToServer].FWFirst; c == 0 || h.e.Rule(c-1).Src.SID != 1 {
+			t.Errorf("packet %d: cached %d, want sid 1's iid", i+1, c)
+		}
+	}
+}
+
 func TestFirewallPreStream(t *testing.T) {
 	h := newFWHarness(t, []string{
 		`drop:packet tcp:pre_stream any any -> any 23 (alert; sid:1;)`,

@@ -119,14 +119,19 @@ func (e *Engine) collect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 		}
 		if bc != nil && bc.Valid && !bc.Overflow {
 			// The flow direction's tuple does not change: the cached broad candidates
-			// (IP-only ones excluded, they ran on the first packet) stand for the lookup.
-			for _, iid := range bc.IIDs[:bc.N] {
+			// (IP-only ones excluded, they ran on the first packet) stand for the lookup. A
+			// known deciding firewall rule stands for the firewall candidates.
+			from := 0
+			if bc.FWFirst != 0 {
+				from = int(bc.NFW)
+			}
+			for _, iid := range bc.IIDs[from:bc.N] {
 				cs.Add(int(iid))
 			}
 		} else {
 			words := e.broad.Lookup(tc.bbuf, p.SrcIP, p.DstIP, p.IPProto, p.SrcPort, p.DstPort, p.HasPorts())
 			if bc != nil {
-				bc.Valid, bc.Overflow, bc.N = true, false, 0
+				bc.Valid, bc.Overflow, bc.N, bc.NFW, bc.FWFirst = true, false, 0, 0, 0
 			}
 			for w, bits := range words {
 				for bits != 0 {
@@ -138,6 +143,9 @@ func (e *Engine) collect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 						if int(bc.N) < len(bc.IIDs) {
 							bc.IIDs[bc.N] = iid
 							bc.N++
+							if e.rules[iid].fw {
+								bc.NFW++
+							}
 						} else {
 							bc.Overflow = true
 						}

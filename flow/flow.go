@@ -210,5 +210,11 @@ type BroadCache struct {
 	Valid    bool
 	Overflow bool
 	N        uint8
-	IIDs     [BroadCacheSize]uint32
+	// NFW counts the firewall rules at the start of IIDs (they have the lowest iids).
+	NFW  uint8
+	IIDs [BroadCacheSize]uint32
+	// FWFirst is the firewall rule (iid+1; 0 when unknown) that decides this direction's
+	// packets when its match and every firewall candidate before it depend only on the
+	// header: later packets apply it without evaluating the firewall rules again.
+	FWFirst uint32
 }

@@ -72,6 +72,9 @@ func CompilePost(r *rules.Rule, names *Names) (*Post, error) {
 	return p, nil
 }
 
+// Empty reports whether there is nothing to apply.
+func (p *Post) Empty() bool { return p == nil || len(p.actions) == 0 }
+
 // Apply runs the post-match actions in order.
 func (p *Post) Apply(in *Input) {
 	if p == nil || in == nil || in.P == nil {
