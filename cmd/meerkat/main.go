@@ -220,6 +220,9 @@ func execute(o *options, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Start-up (parsing and compiling tens of thousands of rules) leaves garbage behind:
+	// collect it now rather than in the packet loop.
+	runtime.GC()
 	res, runErr := pipeline.Run(ctx, src, pc)
 	closeErr := closeOutputs()
 	if res != nil {

@@ -1,0 +1,147 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/meerkat-ids/meerkat/capture"
+	"github.com/meerkat-ids/meerkat/config"
+	"github.com/meerkat-ids/meerkat/detect"
+	"github.com/meerkat-ids/meerkat/detect/match"
+	"github.com/meerkat-ids/meerkat/firewall"
+	"github.com/meerkat-ids/meerkat/rules"
+)
+
+// BenchmarkFirewallVsIPS replays a capture from memory through one worker with the same
+// threat-detection rules in IPS mode, in firewall mode with no firewall rules and an
+// accept:hook packet-filter policy ("fw-empty"), and in firewall mode with a firewall rule file
+// ("fw"), reporting ns per packet for each and the ratios of packets/s to IPS mode; a second
+// IPS engine ("ips-again") is the control. Each
+// iteration replays the capture once in every mode, the order rotating, so that the machine's
+// drift over time falls on all three alike. It measures the packet loop only (engines are
+// built once, outside the timer), which the whole-process figures of bench/firewall.sh cannot
+// separate from start-up. Inputs, all required:
+//
+//	MEERKAT_BENCH_CAPTURE  a capture file or a directory of captures
+//	MEERKAT_BENCH_TD       threat-detection rule file
+//	MEERKAT_BENCH_FW       firewall rule file
+//
+// MEERKAT_BENCH_MODES (optional) limits the modes, e.g. "ips" or "fw" (for profiles).
+//
+// Example: go test ./pipeline -run '^$' -bench FirewallVsIPS -benchtime 5x
+func BenchmarkFirewallVsIPS(b *testing.B) {
+	capPath, tdPath, fwPath := os.Getenv("MEERKAT_BENCH_CAPTURE"), os.Getenv("MEERKAT_BENCH_TD"), os.Getenv("MEERKAT_BENCH_FW")
+	if capPath == "" || tdPath == "" || fwPath == "" {
+		b.Skip("set MEERKAT_BENCH_CAPTURE, MEERKAT_BENCH_TD and MEERKAT_BENCH_FW")
+	}
+	src, err := capture.OpenPath(capPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var frames []capture.Frame
+	for {
+		var fr capture.Frame
+		if err := src.Next(&fr); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			continue // a truncated capture: a directory source goes on with the next file
+		}
+		fr.Data = append([]byte(nil), fr.Data...)
+		frames = append(frames, fr)
+	}
+	src.Close()
+	load := func(path string, fw bool) []*rules.Rule {
+		l := rules.NewLoader(nil)
+		l.Supported = detect.Supported
+		l.Options.Firewall = fw
+		l.LoadFile(path)
+		return l.Rules()
+	}
+	td, fwRules := load(tdPath, false), load(fwPath, true)
+	accept, err := firewall.LoadPolicies(&config.Firewall{PacketFilter: []string{"accept:hook"},
+		PacketPreFlow: config.DefaultPreFlowPolicy, PacketPreStream: config.DefaultPreStreamPolicy})
+	if err != nil {
+		b.Fatal(err)
+	}
+	build := func(rs []*rules.Rule, dc detect.Config) *detect.Engine {
+		e, _, err := detect.Build(rs, dc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(e.Close)
+		return e
+	}
+	modes := []struct {
+		name string
+		e    *detect.Engine
+		fw   bool
+	}{
+		{"ips", build(td, detect.Config{IPS: true}), false},
+		{"fw-empty", build(td, detect.Config{Firewall: true, Policies: accept}), true},
+		{"fw", build(append(append([]*rules.Rule(nil), fwRules...), td...), detect.Config{Firewall: true}), true},
+		// A second, identical IPS engine: how far apart two builds of the same thing measure
+		// is the floor under the other ratios (Hyperscan databases and rule memory land at
+		// other addresses in every build).
+		{"ips-again", build(td, detect.Config{IPS: true}), false},
+	}
+	if only := os.Getenv("MEERKAT_BENCH_MODES"); only != "" {
+		kept := modes[:0]
+		for _, m := range modes {
+			if strings.Contains(","+only+",", ","+m.name+",") {
+				kept = append(kept, m)
+			}
+		}
+		modes = kept
+	}
+	cfgs := make([]Config, len(modes))
+	for i, m := range modes {
+		cfg := testConfig(RunmodeSingle)
+		cfg.Flow.MaxFlows = 1 << 20
+		cfg.FlowHashSize, cfg.FlowPrealloc = 1<<16, 1<<14
+		cfg.IPS, cfg.Firewall, cfg.Engine = true, m.fw, m.e
+		cfg.Hosts = match.NewHostTable(4096)
+		cfgs[i] = cfg
+	}
+	replay := func(cfg *Config) time.Duration {
+		w, err := newWorker(0, 1, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// Four 50k-rule engines make every garbage collection long; collect outside the
+		// timer so that no replay pays for the others' garbage.
+		runtime.GC()
+		start := time.Now()
+		for i := range frames {
+			w.process(&frames[i])
+		}
+		w.flows.ExpireAt(w.flows.Now())
+		w.flows.Shutdown()
+		d := time.Since(start)
+		w.close()
+		return d
+	}
+	spent := make([]time.Duration, len(modes))
+	round := 0
+	for b.Loop() {
+		for k := range modes {
+			i := (round + k) % len(modes)
+			spent[i] += replay(&cfgs[i])
+		}
+		round++
+	}
+	pkts := float64(round * len(frames))
+	for i, m := range modes {
+		b.ReportMetric(float64(spent[i].Nanoseconds())/pkts, m.name+"-ns/pkt")
+		if i > 0 && modes[0].name == "ips" {
+			b.ReportMetric(float64(spent[0])/float64(spent[i]), fmt.Sprintf("%s/ips-pps", m.name))
+		}
+	}
+	b.Logf("%d packets per replay, %d rounds", len(frames), round)
+}
