@@ -228,8 +228,6 @@ func (w *worker) handleFirewall(p *decode.Packet) {
 			// DetectFlow: a dropped flow is not inspected.
 		case f != nil && f.Action == flow.ActionPass && f.Accept:
 			v.Action |= alert.ActionAccept // accept:flow,pass:flow: nothing left to inspect
-		case f == nil && v.Dropped():
-			// DetectNoFlow: a packet dropped already is not inspected.
 		default:
 			e.Inspect(tc, p, f, dir)
 		}
