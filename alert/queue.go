@@ -294,6 +294,9 @@ func (q *Queue) Max() int { return q.max }
 // Reset prepares the queue for the next packet. It first folds the finished packet into
 // Counters (Finalize), so counts are never lost.
 func (q *Queue) Reset() {
+	if q.seq == 0 && q.limit == q.max && !q.preDropped && !q.preAccepted {
+		return // nothing happened since the last reset
+	}
 	q.Finalize()
 	q.clear()
 }

@@ -162,11 +162,13 @@ func (e *Engine) RunHook(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 // rule gave a verdict (accept or drop); after a verdict no other firewall rule is evaluated.
 func (e *Engine) fwRuleMatched(tc *ThreadCtx, r *Rule, p *decode.Packet, f *flow.Flow, action *alert.Action) (stop, verdict bool) {
 	m := fwMatch{r: r, action: r.Action, scope: r.scope, table: r.table}
-	if e.thresholds.HasRate(r.IID) {
+	if !r.fwStatic && e.thresholds.HasRate(r.IID) {
 		d, _ := e.thresholds.Decide(r.IID, p, f)
 		m.none = d.Result() == threshold.NoMatch
 	}
-	if len(tc.fw.matches) < cap(tc.fw.matches) {
+	// The alert walk has nothing to do for an accept:hook rule without alert (the candidate
+	// walk already skipped the table's other rules); every other match goes to it.
+	if (r.scope != rules.ScopeHook || r.Action&alert.ActionAlert != 0) && len(tc.fw.matches) < cap(tc.fw.matches) {
 		tc.fw.matches = append(tc.fw.matches, m)
 	}
 	if r.Action&alert.ActionDrop != 0 && tc.fw.dropRule == nil {
@@ -327,6 +329,13 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 func (e *Engine) firewallFinalize(tc *ThreadCtx, f *flow.Flow, td, defaultAccept bool) {
 	v := &tc.Verdict
 	q := tc.Queue
+	if len(tc.fw.matches) == 0 && q.Matches() == 0 {
+		// Nothing matched that acts in the walk: only the app tables' default accept.
+		if defaultAccept && !v.Dropped() {
+			v.Action |= alert.ActionAccept
+		}
+		return
+	}
 	dropped, skipFW, skipTD := false, false, false
 	acceptPacket, acceptFlow := false, false
 	var skipTable firewall.Table
