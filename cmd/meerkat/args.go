@@ -12,6 +12,7 @@ type options struct {
 	exclusiveRules    []string // -S
 	extraRules        []string // -s
 	readPath          string   // -r
+	nfqueues          []string // -q (NFQUEUE ids; inline capture is not implemented yet)
 	logDir            string   // -l
 	testConfig        bool     // -T
 	verbose           int      // -v, repeatable
@@ -77,6 +78,7 @@ func shortFlags() map[byte]flagSpec {
 		's': {value: true, set: func(o *options, v string) error { o.extraRules = append(o.extraRules, v); return nil }},
 		'r': {value: true, set: func(o *options, v string) error { o.readPath = v; return nil }},
 		'l': {value: true, set: func(o *options, v string) error { o.logDir = v; return nil }},
+		'q': {value: true, set: func(o *options, v string) error { o.nfqueues = append(o.nfqueues, v); return nil }},
 		'k': {value: true, set: func(o *options, v string) error {
 			if v != "none" && v != "all" {
 				return usagef("-k takes 'none' or 'all', not %q", v)
@@ -149,6 +151,9 @@ func parseArgs(args []string) (*options, error) {
 			return nil, usagef("unexpected argument %q (BPF filters are not supported yet)", a)
 		}
 	}
+	if len(o.nfqueues) > 0 && o.readPath != "" {
+		return nil, usagef("more than one run mode has been specified")
+	}
 	return o, nil
 }
 
@@ -170,6 +175,7 @@ Meerkat reads Suricata's rules, suricata.yaml and command line, and writes Suric
   --include <file>                     load an extra configuration file (repeatable)
   --disable-detection                  run without rules: decode, flows and logs only
   --init-errors-fatal                  any rule that fails to load stops start-up
+  -q <qid>                             inline IPS on NFQUEUE queue <qid> (not implemented yet)
   --simulate-ips                       run a capture as an inline IPS would (drop rules drop)
   --firewall                           firewall mode
   --firewall-rules-exclusive=<file>    firewall mode with this firewall rule file only

@@ -239,6 +239,14 @@ func TestStartupErrors(t *testing.T) {
 	os.WriteFile(bad, []byte("%YAML 1.1\n---\nvars:\n  address-groups: [\n"), 0o644)
 	notPcap := filepath.Join(dir, "notes.txt")
 	os.WriteFile(notPcap, []byte("this is not a capture file at all\n"), 0o644)
+	fwOff := filepath.Join(dir, "fw-off.yaml")
+	os.WriteFile(fwOff, []byte("%YAML 1.1\n---\nfirewall:\n  enabled: no\n"), 0o644)
+	badPolicy := filepath.Join(dir, "bad-policy.yaml")
+	os.WriteFile(badPolicy, []byte("%YAML 1.1\n---\nfirewall:\n  policies:\n    packet-filter: [\"alert\"]\n"), 0o644)
+	noScope := filepath.Join(dir, "noscope.rules")
+	os.WriteFile(noScope, []byte("accept:hook tcp:all any any -> any 80 (sid:1;)\naccept tcp:all any any -> any any (sid:2;)\n"), 0o644)
+	appHook := filepath.Join(dir, "apphook.rules")
+	os.WriteFile(appHook, []byte("accept:hook http1:request_line any any -> any any (sid:3;)\n"), 0o644)
 	tests := []struct {
 		name string
 		args []string
@@ -252,6 +260,13 @@ func TestStartupErrors(t *testing.T) {
 		{"bad runmode", []string{"-r", "pcaps/sample.pcap", "--runmode", "turbo"}, "unknown runmode"},
 		{"bad set", []string{"-r", "pcaps/sample.pcap", "--set", "novalue"}, "--set novalue"},
 		{"firewall rule file missing", []string{"-r", "pcaps/sample.pcap", "--firewall-rules-exclusive=x.rules"}, "firewall rule file x.rules did not load"},
+		{"firewall flag with enabled: no", []string{"-c", fwOff, "-r", "pcaps/sample.pcap", "--firewall"}, "firewall mode enabled through commandline, but disabled in config"},
+		{"bad firewall policy", []string{"-c", badPolicy, "-r", "pcaps/sample.pcap", "--firewall"}, "firewall.policies packet-filter"},
+		{"firewall rule without scope is fatal", []string{"-r", "pcaps/sample.pcap", "--firewall-rules-exclusive", noScope}, "explicit action scope"},
+		{"firewall app-layer hook refused", []string{"-r", "pcaps/sample.pcap", "--firewall-rules-exclusive", appHook}, "app-layer hook http1:request_line is not supported yet"},
+		{"rules with detection disabled", []string{"-r", "pcaps/sample.pcap", "-S", "rules/meerkat.rules", "--disable-detection"}, "can't use -s/-S or --firewall-rules-exclusive when detection is disabled"},
+		{"nfqueue not yet", []string{"-q", "0"}, "NFQUEUE capture (-q 0) is not implemented yet"},
+		{"nfqueue and a capture", []string{"-q", "0", "-r", "pcaps/sample.pcap"}, "more than one run mode has been specified"},
 		{"unknown keyword listed", []string{"--list-keywords=nosuchkeyword"}, "unknown keyword"},
 		{"missing rules fatal", []string{"-r", "pcaps/sample.pcap", "-S", "no-such.rules", "--init-errors-fatal"}, "no-such.rules"},
 	}

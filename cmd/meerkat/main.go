@@ -159,6 +159,9 @@ func execute(o *options, stdout, stderr io.Writer) error {
 		defer rs.engine.Close()
 	}
 
+	if len(o.nfqueues) > 0 {
+		return fail("NFQUEUE capture (-q %s) is not implemented yet: replay a capture with -r and --simulate-ips for IPS verdicts", strings.Join(o.nfqueues, ","))
+	}
 	if o.readPath == "" {
 		return fail("no packet source: use -r <file|dir> (live capture is not implemented yet)")
 	}
@@ -493,6 +496,9 @@ func printSummary(w io.Writer, r *pipeline.Result) {
 	fmt.Fprintf(w, "bytes: %d\n", r.Bytes)
 	fmt.Fprintf(w, "elapsed: %s\n", r.Elapsed.Round(time.Microsecond))
 	fmt.Fprintf(w, "packets/s: %.0f\n", pps)
+	if r.CPU > 0 {
+		fmt.Fprintf(w, "cpu: %s (%.0f packets per CPU second)\n", r.CPU.Round(time.Microsecond), float64(r.Packets)/r.CPU.Seconds())
+	}
 	fmt.Fprintf(w, "flows: %d\n", r.Flows)
 	fmt.Fprintf(w, "alerts: %d\n", r.Alerts)
 	fmt.Fprintf(w, "drops: %d\n", r.Drops)
