@@ -292,3 +292,12 @@ func TestAlertTarget(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkDropRecord(b *testing.B) {
+	p := samplePacket()
+	var j JSON
+	b.ReportAllocs()
+	for b.Loop() {
+		DropRecord(&j, p, nil, flow.ToServer, "firewall default packet policy", nil)
+	}
+}
