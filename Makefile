@@ -64,6 +64,7 @@ bench: build
 	./bench/replay.sh
 	./bench/detect.sh
 	./bench/broad.sh
+	./bench/firewall.sh
 	./bench/rules_load.sh
 
 bench-go: deps
