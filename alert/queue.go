@@ -380,6 +380,17 @@ func (q *Queue) cut() ord {
 	return ord{h, l, q.passSeq}
 }
 
+// Reached reports whether Suricata's walk over the packet's sorted matches reaches e: always,
+// unless a pass ends processing and e sorts after it (the pass itself is reached).
+func (q *Queue) Reached(e Entry) bool {
+	if !q.pass {
+		return true
+	}
+	h, l := e.key()
+	ph, pl := q.buf[len(q.buf)-1].key()
+	return h < ph || h == ph && l <= pl
+}
+
 // AfterPass reports whether e would sort after the pass that currently ends this packet's alert
 // processing. Detection may skip thresholding such a match: Suricata never reaches it (§2.5).
 func (q *Queue) AfterPass(e Entry) bool {

@@ -103,6 +103,8 @@ type Rule struct {
 	// fwStatic: a packet:filter rule whose match depends only on the packet header (no
 	// keyword, payload, hook or rate), so its result is fixed for a flow direction.
 	fwStatic bool
+	// tags are the rule's tag keywords.
+	tags []tagSpec
 }
 
 // Engine is the compiled rule set. It is immutable once built and shared by all workers.
@@ -137,6 +139,9 @@ type Engine struct {
 	hookRules   [firewall.TablePacketFilter][]uint32
 	policies    *firewall.Policies
 	policyRules [firewall.TablePacketFilter + 1]*Rule
+	// hasTags is set when a rule uses the tag keyword; tagHosts then holds the host tags.
+	hasTags  bool
+	tagHosts *TagHosts
 	// firstFWMPM is the lowest iid of a firewall rule with a fast pattern (such a rule is a
 	// candidate on some packets only): a deciding rule is cached per flow direction only
 	// below it.
@@ -185,7 +190,7 @@ func Supported(keyword string) bool {
 var metaKeywords = map[string]bool{
 	"msg": true, "sid": true, "rev": true, "gid": true, "classtype": true, "priority": true,
 	"reference": true, "metadata": true, "noalert": true, "alert": true, "requires": true,
-	"target": true, "pkt_data": true, "rawbytes": true,
+	"target": true, "pkt_data": true, "rawbytes": true, "tag": true,
 	// Rate keywords, decided by package threshold.
 	"threshold": true, "detection_filter": true,
 }
@@ -281,6 +286,9 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 	}
 	if e.firewall {
 		e.buildPolicyRules()
+	}
+	if e.hasTags {
+		e.tagHosts = NewTagHosts()
 	}
 	if err := e.buildPrefilter(); err != nil {
 		return nil, errs, err
@@ -392,6 +400,10 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 				c.needPayload = true
 			}
 		}
+	}
+	c.tags = compileTags(r.Tags)
+	if len(c.tags) > 0 {
+		e.hasTags = true
 	}
 	c.ipOnly = r.Type() == rules.TypeIPOnly
 	switch h.Scope {

@@ -151,7 +151,7 @@ func (e *Engine) RunHook(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 	} else {
 		e.applyPacketPolicy(tc, t, f, false)
 	}
-	e.firewallFinalize(tc, f, false, false)
+	e.firewallFinalize(tc, p, f, false, false)
 	e.failClosed(tc, p, f, t)
 	return tc.Verdict.Dropped()
 }
@@ -319,20 +319,23 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 	// A packet the packet tables neither dropped nor accepted goes on to the app-layer tables;
 	// without app-layer state that is a default accept.
 	defaultAccept := pktPolicy&(alert.ActionDrop|alert.ActionAccept) == 0
-	e.firewallFinalize(tc, f, true, defaultAccept)
+	e.firewallFinalize(tc, p, f, true, defaultAccept)
 	e.failClosed(tc, p, f, firewall.TablePacketFilter)
 }
 
 // firewallFinalize is the alert walk of firewall mode (PacketAlertFinalizeProcessQueue with
 // AlertQueueSortHelperFirewall): the firewall matches of this run, then (td) the
 // threat-detection queue, then the default accept of the app-layer tables (defaultAccept).
-func (e *Engine) firewallFinalize(tc *ThreadCtx, f *flow.Flow, td, defaultAccept bool) {
+func (e *Engine) firewallFinalize(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, td, defaultAccept bool) {
 	v := &tc.Verdict
 	q := tc.Queue
 	if len(tc.fw.matches) == 0 && q.Matches() == 0 {
 		// Nothing matched that acts in the walk: only the app tables' default accept.
 		if defaultAccept && !v.Dropped() {
 			v.Action |= alert.ActionAccept
+		}
+		if td && e.hasTags {
+			e.finishTags(tc, p, f, false)
 		}
 		return
 	}
@@ -355,6 +358,9 @@ func (e *Engine) firewallFinalize(tc *ThreadCtx, f *flow.Flow, td, defaultAccept
 		}
 		if m.r.Action&alert.ActionAlert != 0 {
 			tc.logFW(m.r)
+		}
+		if m.r.tags != nil {
+			e.installTags(m.r, p, f)
 		}
 		if m.scope == rules.ScopeHook && !m.policy {
 			continue // accept:hook: the walk already skipped the table's other rules
@@ -392,6 +398,7 @@ func (e *Engine) firewallFinalize(tc *ThreadCtx, f *flow.Flow, td, defaultAccept
 	if td && dropped {
 		q.Discard() // a firewall drop ends the walk: threat detection's matches are not logged
 	}
+	tdProcessed := td && !dropped && !skipTD
 	if td && !dropped && q.Matches() > 0 {
 		if skipTD {
 			q.Discard()
@@ -399,6 +406,9 @@ func (e *Engine) firewallFinalize(tc *ThreadCtx, f *flow.Flow, td, defaultAccept
 			e.applyTD(tc, f)
 			dropped = q.RuleDropSeen()
 		}
+	}
+	if td && e.hasTags {
+		e.finishTags(tc, p, f, tdProcessed)
 	}
 	if defaultAccept && !skipFW && !dropped {
 		acceptPacket = true

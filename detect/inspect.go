@@ -28,6 +28,10 @@ type ThreadCtx struct {
 	// hooks and the main inspection of one packet add to it, StartPacket clears it.
 	Verdict alert.PacketVerdict
 	fw      fwThread
+	tagged  []tagMatch // matches of rules with tags, this packet
+	// Tagged says that the packet just inspected is tagged (the tag keyword): EVE logs it as
+	// a packet record when tagged-packets is on.
+	Tagged bool
 	// Counters
 	MPMScans  uint64
 	MPMErrors uint64 // scans Hyperscan failed; all rules of the group were candidates instead
@@ -38,6 +42,7 @@ func (e *Engine) NewThreadCtx(hosts *match.HostTable) (*ThreadCtx, error) {
 	tc := &ThreadCtx{e: e, cands: candidates.New(len(e.rules)), Queue: alert.New(e.cfg.PacketAlertMax),
 		pst: payload.NewState()}
 	tc.fw.init(tc.Queue.Max())
+	tc.tagged = make([]tagMatch, 0, 16)
 	tc.in.Hosts = hosts
 	if e.broad != nil {
 		tc.bbuf = make([]uint64, e.broad.Words())
@@ -79,6 +84,14 @@ func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 		e.inspectFirewall(tc, p, f, dir)
 		return
 	}
+	e.inspectIPS(tc, p, f, dir)
+	if e.hasTags {
+		e.finishTags(tc, p, f, true)
+	}
+}
+
+// inspectIPS is Inspect outside firewall mode.
+func (e *Engine) inspectIPS(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
 	tc.Queue.Reset()
 	if p.IPVersion == 0 || len(e.rules) == 0 {
 		return
@@ -230,6 +243,9 @@ func (e *Engine) addTD(tc *ThreadCtx, r *Rule, p *decode.Packet, f *flow.Flow) {
 		disp = alert.SuppressedKeepAction
 	}
 	tc.Queue.Add(en, disp)
+	if r.tags != nil {
+		tc.noteTagged(r, en, disp)
+	}
 }
 
 func bits0(x uint64) int { return bits.TrailingZeros64(x) }

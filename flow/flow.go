@@ -161,6 +161,9 @@ type Flow struct {
 	ByFirewall bool
 	// Vars are the flowbits and flowints rules set on the flow.
 	Vars Vars
+	// Tags are the session tags rules installed on the flow (the tag keyword); the detection
+	// engine keeps them.
+	Tags []Tag
 	// IPOnlyDone records, per Direction, that the IP-only rules were evaluated: Suricata
 	// evaluates them on the first packet of each direction only.
 	IPOnlyDone [2]bool
@@ -200,6 +203,34 @@ func (f *Flow) Age() int64 { return f.Last().Unix() - f.Start.Unix() }
 
 // Last returns the time of the flow's latest packet.
 func (f *Flow) Last() time.Time { return time.Unix(0, f.LastUnixNano) }
+
+// Tag is one tag a rule installed (Suricata's DetectTagDataEntry): the packets, bytes or
+// seconds it lasts, and what it has counted so far.
+type Tag struct {
+	SID, GID uint32
+	Metric   uint8 // TagPackets, TagBytes or TagSeconds
+	Flags    uint8 // TagSkippedFirst, TagDirSrc, TagDirDst
+	Matches  uint16
+	Count    uint32
+	Packets  uint64
+	Bytes    uint64
+	First    int64 // Unix seconds
+	Last     int64
+}
+
+// Tag metrics and flags.
+const (
+	TagPackets uint8 = iota
+	TagBytes
+	TagSeconds
+)
+
+// Tag flags.
+const (
+	TagSkippedFirst uint8 = 1 << iota // the packet that installed the tag has been counted
+	TagDirSrc                         // a host tag on the source address
+	TagDirDst                         // a host tag on the destination address
+)
 
 // BroadCacheSize is how many broad-rule candidates a flow direction caches inline.
 const BroadCacheSize = 16

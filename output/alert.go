@@ -42,6 +42,46 @@ type AlertOptions struct {
 	Verdict  bool // the verdict object (verdict, default off)
 	// References adds the rule's references (metadata.rule.reference, default off).
 	References bool
+	// TaggedPackets logs packets tagged by the tag keyword as `packet` records
+	// (tagged-packets, default off).
+	TaggedPackets bool
+}
+
+// PacketRecord writes a complete EVE `packet` record, as Suricata logs a tagged packet: the
+// header, the captured frame in base64 and its link type (EvePacket).
+func PacketRecord(j *JSON, p *decode.Packet, f *flow.Flow) {
+	j.Reset()
+	j.Begin()
+	PacketHeader(j, p, f, "packet")
+	j.Base64("packet", p.Data)
+	j.Object("packet_info")
+	lt, name := linkTypeInfo(p.LinkType)
+	j.Uint("linktype", uint64(lt))
+	j.String("linktype_name", name)
+	j.Close('}')
+	j.End()
+}
+
+// linkTypeInfo gives a capture link type as Suricata reports it: libpcap's DLT value (raw IP
+// captures are DLT_RAW, 12) and Suricata's name for it ("n/a" when it has none).
+func linkTypeInfo(t decode.LinkType) (uint16, string) {
+	switch t {
+	case decode.LinkTypeNull:
+		return 0, "NULL"
+	case decode.LinkTypeEthernet:
+		return 1, "EN10MB"
+	case decode.LinkTypeRaw, decode.LinkTypeRawAlt, decode.LinkTypeRawAlt2:
+		return 12, "RAW"
+	case decode.LinkTypeSLL:
+		return 113, "LINUX_SLL"
+	case decode.LinkTypeSLL2:
+		return 276, "LINUX_SLL2"
+	case decode.LinkTypeIPv4:
+		return 228, "IPv4"
+	case decode.LinkTypeIPv6:
+		return 229, "IPv6"
+	}
+	return uint16(t), "n/a"
 }
 
 // Verdict is the packet's final verdict as EVE's `verdict` object gives it (EveAddVerdict):

@@ -5,6 +5,7 @@
 package output
 
 import (
+	"encoding/base64"
 	"net/netip"
 	"strconv"
 	"time"
@@ -172,6 +173,15 @@ func (j *JSON) ElemString(v string) {
 }
 
 // Raw adds a member whose value is already-encoded JSON.
+// Base64 adds a string member holding v in standard base64.
+func (j *JSON) Base64(k string, v []byte) {
+	j.key(k)
+	j.B = append(j.B, '"')
+	j.B = base64.StdEncoding.AppendEncode(j.B, v)
+	j.B = append(j.B, '"')
+}
+
+// Raw adds a member whose value is already encoded JSON.
 func (j *JSON) Raw(k string, v []byte) {
 	j.key(k)
 	j.B = append(j.B, v...)

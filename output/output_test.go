@@ -301,3 +301,28 @@ func BenchmarkDropRecord(b *testing.B) {
 		DropRecord(&j, p, nil, flow.ToServer, "firewall default packet policy", nil)
 	}
 }
+
+func TestPacketRecord(t *testing.T) {
+	p := samplePacket()
+	p.Data = []byte{0xde, 0xad, 0xbe, 0xef, 0x00}
+	p.LinkType = decode.LinkTypeEthernet
+	var j JSON
+	PacketRecord(&j, p, nil)
+	var m map[string]any
+	if err := json.Unmarshal(j.B, &m); err != nil {
+		t.Fatalf("%v: %s", err, j.B)
+	}
+	info, _ := m["packet_info"].(map[string]any)
+	if m["event_type"] != "packet" || m["packet"] != "3q2+7wA=" || info["linktype"] != 1.0 || info["linktype_name"] != "EN10MB" {
+		t.Errorf("packet record %s", j.B)
+	}
+	for _, c := range []struct {
+		lt   decode.LinkType
+		v    uint16
+		name string
+	}{{decode.LinkTypeRaw, 12, "RAW"}, {decode.LinkTypeNull, 0, "NULL"}, {decode.LinkTypeSLL2, 276, "LINUX_SLL2"}, {decode.LinkType(999), 999, "n/a"}} {
+		if v, n := linkTypeInfo(c.lt); v != c.v || n != c.name {
+			t.Errorf("link type %d: %d %s, want %d %s", c.lt, v, n, c.v, c.name)
+		}
+	}
+}

@@ -142,6 +142,7 @@ func (w *worker) handle(p *decode.Packet) {
 		}
 	}
 	w.logAlerts(p, f, dir, nil, q, nil)
+	w.logTagged(p, f)
 	if !w.cfg.IPS {
 		return
 	}
@@ -233,7 +234,23 @@ func (w *worker) handleFirewall(p *decode.Packet) {
 		}
 	}
 	w.logAlerts(p, f, dir, tc.FirewallAlerts(), tc.Queue, v)
+	w.logTagged(p, f)
 	w.firewallVerdict(p, f, dir, v)
+}
+
+// logTagged writes the EVE packet record of a packet the tag keyword tagged, when the alert
+// type's tagged-packets option is on (JsonAlertLogger logs it after the packet's alerts).
+func (w *worker) logTagged(p *decode.Packet, f *flow.Flow) {
+	if !w.tc.Tagged {
+		return
+	}
+	w.tc.Tagged = false
+	outs := &w.cfg.Outputs
+	if w.eve.W == nil || !outs.EVEAlert || !outs.Alert.TaggedPackets {
+		return
+	}
+	output.PacketRecord(&w.json, p, f)
+	w.eve.Line(w.json.B)
 }
 
 // logAlerts writes a packet's alert records and fast.log lines: the firewall's alerts (in

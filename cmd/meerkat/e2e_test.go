@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -456,4 +457,35 @@ func getPath(rec map[string]any, path string) any {
 		v = m[k]
 	}
 	return v
+}
+
+// TestTaggedPackets: a rule with tag:session tags the packets of its flow that follow the
+// alert; with the bundled configuration's tagged-packets: yes they are logged as EVE packet
+// records carrying the captured frame.
+func TestTaggedPackets(t *testing.T) {
+	dir := t.TempDir()
+	rf := filepath.Join(dir, "tag.rules")
+	os.WriteFile(rf, []byte(`alert tcp any any -> any any (msg:"tagging"; flow:established,to_client; content:"uid=0|28|root|29|"; tag:session,4,packets; sid:1; rev:1;)`+"\n"), 0o644)
+	r := runMeerkat(t, "-c", "suricata.yaml", "-S", rf, "-r", "pcaps/sample.pcap", "--runmode", "single")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	alerts := ofType(r.eve, "alert")
+	if len(alerts) != 1 {
+		t.Fatalf("%d alerts, want 1", len(alerts))
+	}
+	pkts := ofType(r.eve, "packet")
+	if len(pkts) == 0 || len(pkts) > 3 {
+		t.Fatalf("%d packet records, want 1 to 3 (a 4-packet tag counts the alerting packet)", len(pkts))
+	}
+	for _, p := range pkts {
+		if p["flow_id"] != alerts[0]["flow_id"] || p["pcap_cnt"].(float64) <= alerts[0]["pcap_cnt"].(float64) {
+			t.Errorf("packet record %v does not follow the alert %v in its flow", p, alerts[0])
+		}
+		raw, err := base64.StdEncoding.DecodeString(p["packet"].(string))
+		info, _ := p["packet_info"].(map[string]any)
+		if err != nil || len(raw) < 40 || info["linktype_name"] == "" {
+			t.Errorf("packet record %v: %v", p, err)
+		}
+	}
 }

@@ -422,7 +422,7 @@ func openOutputs(st *config.Settings, logDir string) (pipeline.Outputs, func() e
 		outs.DropAlerts = eve.Drop.Alerts
 		outs.DropAllFlows = eve.Drop.Flows == "all"
 		outs.Alert = output.AlertOptions{Metadata: eve.Alert.RuleMetadata, Flow: eve.Alert.Flow, Verdict: eve.Alert.Verdict,
-			References: eve.Alert.RuleReference}
+			References: eve.Alert.RuleReference, TaggedPackets: eve.Alert.TaggedPackets}
 	}
 	fast := &st.Outputs.Fast
 	if fast.Present && fast.Enabled {
