@@ -132,11 +132,14 @@ type Engine struct {
 	useBroad bool
 	// thresholds decides threshold, detection_filter, suppress and rate_filter outcomes.
 	thresholds *threshold.Set
-	// Firewall mode: hookRules lists the rules of the packet:pre_flow and packet:pre_stream
-	// tables (by table) in file order, evaluated one by one in their hooks; policies are the
-	// default policies, policyRules the synthetic rules that log a policy with an alert action.
+	// Firewall mode: preFlow and preStream (per direction) list the rules of the
+	// packet:pre_flow and packet:pre_stream hooks in file order, evaluated one by one in their
+	// hooks (like every packet rule, they are candidates of the main walk too, as in Suricata
+	// 8.0.6 whose port groups hold them); policies are the default policies, policyRules the
+	// synthetic rules that log a policy with an alert action.
 	firewall    bool
-	hookRules   [firewall.TablePacketFilter][]uint32
+	preFlow     []uint32
+	preStream   [2][]uint32
 	policies    *firewall.Policies
 	policyRules [firewall.TablePacketFilter + 1]*Rule
 	// hasTags is set when a rule uses the tag keyword; tagHosts then holds the host tags.
@@ -280,8 +283,16 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 		if terr := e.thresholds.Add(r.IID, r.Src); terr != nil {
 			return nil, errs, fmt.Errorf("detect: thresholds: %w", terr)
 		}
-		if r.fw && r.table < firewall.TablePacketFilter {
-			e.hookRules[r.table] = append(e.hookRules[r.table], r.IID)
+		switch {
+		case r.fw && r.table == firewall.TablePreFlow:
+			e.preFlow = append(e.preFlow, r.IID)
+		case r.fw && r.table == firewall.TablePreStream:
+			if r.Src.ToServer {
+				e.preStream[flow.ToServer] = append(e.preStream[flow.ToServer], r.IID)
+			}
+			if r.Src.ToClient {
+				e.preStream[flow.ToClient] = append(e.preStream[flow.ToClient], r.IID)
+			}
 		}
 	}
 	if e.firewall {
@@ -295,8 +306,9 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 	}
 	e.firstFWMPM = ^uint32(0)
 	for _, r := range e.rules {
+		r.flowStart = r.flowStart && !r.hasMPM // prefiltered rules see every packet (8.0.6)
 		if !r.fw {
-			break
+			continue
 		}
 		if r.hasMPM && r.IID < e.firstFWMPM {
 			e.firstFWMPM = r.IID
@@ -362,7 +374,6 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 		if r.Alert {
 			c.Action |= alert.ActionAlert
 		}
-		c.flowStart = h.Protocol.Hook == "flow_start"
 	}
 	if len(h.Protocol.IPProtos) == 0 {
 		c.anyProto = true
@@ -405,6 +416,9 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 	if len(c.tags) > 0 {
 		e.hasTags = true
 	}
+	// The flow_start hook limits a rule without a fast pattern to the first packet of each
+	// flow direction (Suricata checks it in the non-prefilter engine only), firewall or not.
+	c.flowStart = h.Protocol.Hook == "flow_start"
 	c.ipOnly = r.Type() == rules.TypeIPOnly
 	switch h.Scope {
 	case rules.ScopeFlow:
@@ -618,8 +632,8 @@ type sortKey struct {
 
 func makeSortKey(r *Rule, order map[string]int) sortKey {
 	if r.fw {
-		// Firewall rules keep their file order inside their table (pos decides).
-		return sortKey{table: r.table}
+		// Firewall packet rules keep their file order, whatever their hook (pos decides).
+		return sortKey{table: firewall.TablePacketFilter}
 	}
 	return sortKey{table: firewall.TablePacketTD, action: actionRank(r, order), flowbits: flowbitsClass(r.Src), flowint: flowintClass(r.Src),
 		hostbits: xbitsClass(r.Src, false), ippairbits: xbitsClass(r.Src, true), priority: priority(r), sid: r.Src.SID}
@@ -660,9 +674,6 @@ func (e *Engine) buildPrefilter() error {
 		ids[g] = map[key]uint32{}
 	}
 	for _, r := range e.rules {
-		if r.fw && r.table < firewall.TablePacketFilter {
-			continue // evaluated in their hook, one by one
-		}
 		fp, ok := r.Src.FastPattern()
 		if !ok || fp.Buffer != "pkt_data" || fp.Content.Negated || len(fp.Pattern()) == 0 {
 			for p := 0; p < 256; p++ {
@@ -698,7 +709,7 @@ func (e *Engine) buildPrefilter() error {
 			e.always[p], e.alwaysIPOnly[p] = nil, nil
 		}
 		for _, r := range e.rules {
-			if r.hasMPM || r.fw && r.table < firewall.TablePacketFilter {
+			if r.hasMPM {
 				continue
 			}
 			br := broad.Rule{Src: r.src, Dst: r.dst, SrcPort: r.sp, DstPort: r.dp,

@@ -49,10 +49,34 @@ type fwThread struct {
 	dropRule, policyDrop *Rule
 	// Discarded is firewall.discarded_alerts: firewall alerts beyond packet-alert-max.
 	Discarded uint64
+	// Alerts is the firewall's share of detect.alert: like Suricata, every detection run
+	// (hooks and main) adds the packet's alerts so far, so a hook's alert counts once per run.
+	Alerts uint64
+}
+
+// addMatch keeps the run's firewall matches in the alert walk's order, (table, iid), by
+// insertion (a hook rule can match in the main walk after a packet:filter config rule). When
+// the bounded list is full, a deciding match replaces the last entry: it must not be lost.
+func (t *fwThread) addMatch(m fwMatch, deciding bool) {
+	n := len(t.matches)
+	if n == cap(t.matches) {
+		if !deciding {
+			return
+		}
+		n--
+		t.matches = t.matches[:n]
+	}
+	i := n
+	for i > 0 && (t.matches[i-1].table > m.table || t.matches[i-1].table == m.table && t.matches[i-1].r.IID > m.r.IID) {
+		i--
+	}
+	t.matches = append(t.matches, fwMatch{})
+	copy(t.matches[i+1:], t.matches[i:n])
+	t.matches[i] = m
 }
 
 func (t *fwThread) init(max int) {
-	t.matches = make([]fwMatch, 0, 16)
+	t.matches = make([]fwMatch, 0, 64)
 	t.logged = make([]*Rule, 0, max)
 }
 
@@ -82,6 +106,9 @@ func (tc *ThreadCtx) FirstDropRule() *Rule {
 // logged, before the threat-detection entries of Queue.
 func (tc *ThreadCtx) FirewallAlerts() []*Rule { return tc.fw.logged }
 
+// FirewallAlertCount returns the firewall's share of detect.alert.
+func (tc *ThreadCtx) FirewallAlertCount() uint64 { return tc.fw.Alerts }
+
 // FirewallDiscarded returns firewall.discarded_alerts.
 func (tc *ThreadCtx) FirewallDiscarded() uint64 { return tc.fw.Discarded }
 
@@ -91,7 +118,13 @@ func (e *Engine) Firewall() bool { return e.firewall }
 // HasHook reports whether there are rules in a hook table (TablePreFlow, TablePreStream):
 // Suricata runs a hook only then.
 func (e *Engine) HasHook(t firewall.Table) bool {
-	return t < firewall.TablePacketFilter && len(e.hookRules[t]) > 0
+	switch t {
+	case firewall.TablePreFlow:
+		return len(e.preFlow) > 0
+	case firewall.TablePreStream:
+		return len(e.preStream[0]) > 0 || len(e.preStream[1]) > 0
+	}
+	return false
 }
 
 // buildPolicyRules makes the synthetic rules that log a packet policy with an alert action
@@ -102,7 +135,8 @@ func (e *Engine) buildPolicyRules() {
 		if !pol.Alerts() {
 			continue
 		}
-		r := &Rule{IID: ^uint32(0), Action: pol.Action, fw: true, table: t, scope: pol.Scope}
+		// iid 0: Suricata's policy signature is zeroed memory, so it sorts first in its table.
+		r := &Rule{IID: 0, Action: pol.Action, fw: true, table: t, scope: pol.Scope}
 		r.Alert = output.Alert{GID: firewall.PolicyGID, SID: firewall.PolicySID, Rev: firewall.PolicyRev,
 			Msg: firewall.PolicyMsg, Severity: 3, TxID: -1, Drop: pol.Action&alert.ActionDrop != 0,
 			Blocked: pol.Action&(alert.ActionDrop|alert.ActionReject|alert.ActionRejectDst|alert.ActionRejectBoth) != 0,
@@ -128,13 +162,24 @@ func (e *Engine) policy(t firewall.Table) firewall.Policy {
 // hook's drop reason (tc.Verdict keeps an earlier one).
 func (e *Engine) RunHook(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction, t firewall.Table) bool {
 	tc.fw.matches = tc.fw.matches[:0]
+	tc.fw.dropRule, tc.fw.policyDrop = nil, nil // p->alerts.drop is per detection run
+	list := e.preFlow
+	if t == firewall.TablePreStream {
+		list = e.preStream[dir]
+	}
+	if len(list) == 0 {
+		// No rule group for this direction: Suricata only closes the hook with its policy as
+		// final (whose alert comes too late to be logged).
+		e.failClosed(tc, p, f, t)
+		return tc.Verdict.Dropped()
+	}
 	skipFW := f != nil && f.Accept
 	var action alert.Action
 	verdict := false
 	if !skipFW && p.IPVersion != 0 {
 		tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
 		flowStart := f != nil && f.PacketFlowStart()
-		for _, iid := range e.hookRules[t] {
+		for _, iid := range list {
 			r := e.rules[iid]
 			if r.flowStart && !flowStart || !r.matches(tc, p) {
 				continue
@@ -153,6 +198,7 @@ func (e *Engine) RunHook(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 	}
 	e.firewallFinalize(tc, p, f, false, false)
 	e.failClosed(tc, p, f, t)
+	tc.fw.Alerts += uint64(len(tc.fw.logged))
 	return tc.Verdict.Dropped()
 }
 
@@ -168,8 +214,8 @@ func (e *Engine) fwRuleMatched(tc *ThreadCtx, r *Rule, p *decode.Packet, f *flow
 	}
 	// The alert walk has nothing to do for an accept:hook rule without alert (the candidate
 	// walk already skipped the table's other rules); every other match goes to it.
-	if (r.scope != rules.ScopeHook || r.Action&alert.ActionAlert != 0) && len(tc.fw.matches) < cap(tc.fw.matches) {
-		tc.fw.matches = append(tc.fw.matches, m)
+	if r.scope != rules.ScopeHook || r.Action&alert.ActionAlert != 0 {
+		tc.fw.addMatch(m, r.Action&(alert.ActionAccept|alert.ActionDrop) != 0)
 	}
 	if r.Action&alert.ActionDrop != 0 && tc.fw.dropRule == nil {
 		tc.fw.dropRule = r
@@ -221,9 +267,7 @@ func (e *Engine) applyPacketPolicy(tc *ThreadCtx, t firewall.Table, f *flow.Flow
 	if pr := e.policyRules[t]; pr != nil && !final {
 		// Queued before the alert walk, and first in its table (its iid is 0 in Suricata).
 		// The final call comes after the walk: Suricata queues that alert too late to log it.
-		tc.fw.matches = append(tc.fw.matches, fwMatch{})
-		copy(tc.fw.matches[1:], tc.fw.matches)
-		tc.fw.matches[0] = fwMatch{r: pr, action: pol.Action, scope: pol.Scope, table: t, policy: true}
+		tc.fw.addMatch(fwMatch{r: pr, action: pol.Action, scope: pol.Scope, table: t, policy: true}, true)
 		if pol.Action&alert.ActionDrop != 0 && tc.fw.policyDrop == nil {
 			tc.fw.policyDrop = pr
 		}
@@ -253,6 +297,7 @@ func (tc *ThreadCtx) logFW(r *Rule) {
 // inspectFirewall is Inspect in firewall mode: the main detection run (DetectRun).
 func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
 	tc.fw.matches = tc.fw.matches[:0]
+	tc.fw.dropRule, tc.fw.policyDrop = nil, nil // p->alerts.drop is per detection run
 	skipFW := f != nil && f.Accept
 	var action alert.Action
 	verdict := false
@@ -280,17 +325,28 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 		}
 		flowStart := f != nil && f.PacketFlowStart()
 		passed := f != nil && f.Action == flow.ActionPass
-		static := true // every firewall candidate so far depends only on the header
+		// static: every firewall candidate so far depends only on the header and none matched
+		// (a config rule that matches acts on every packet: nothing may be cached behind it).
+		static := true
+		// After a firewall drop, and in a flow passed by threat detection, the walk goes on for
+		// the IP-only rules alone: Suricata's IP-only engine runs before its rule loop, so they
+		// still match (and set their flowbits) there.
+		ipOnlyTail := stop && have
 		cs := tc.cands
-		for iid, ok := cs.Next(0); ok && !stop; iid, ok = cs.Next(iid + 1) {
+		for iid, ok := cs.Next(0); ok && (!stop || ipOnlyTail); iid, ok = cs.Next(iid + 1) {
 			r := e.rules[iid]
-			if r.fw {
+			switch {
+			case ipOnlyTail && (r.fw || !r.ipOnly):
+				continue
+			case r.fw:
 				if skipFW || r.flowStart && !flowStart {
 					continue
 				}
 				static = static && r.fwStatic
-			} else if passed {
-				break // a passed flow skips threat detection, not the firewall
+			case passed && !r.ipOnly:
+				continue // a passed flow skips threat detection, not the firewall
+			case r.flowStart && !flowStart:
+				continue
 			}
 			if r.ipOnly && ipOnlyDone || !r.matches(tc, p) {
 				continue
@@ -307,6 +363,10 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 					bc.FWFirst = r.IID + 1
 				}
 			}
+			static = false
+			if stop {
+				ipOnlyTail = true
+			}
 		}
 	}
 	var pktPolicy alert.Action
@@ -321,6 +381,7 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 	defaultAccept := pktPolicy&(alert.ActionDrop|alert.ActionAccept) == 0
 	e.firewallFinalize(tc, p, f, true, defaultAccept)
 	e.failClosed(tc, p, f, firewall.TablePacketFilter)
+	tc.fw.Alerts += uint64(len(tc.fw.logged))
 }
 
 // firewallFinalize is the alert walk of firewall mode (PacketAlertFinalizeProcessQueue with

@@ -258,11 +258,13 @@ func TestFirewallPreStream(t *testing.T) {
 		`drop:packet tcp:pre_stream any any -> any 23 (alert; sid:1;)`,
 		`accept:hook tcp:all any any -> any any (sid:2;)`,
 	}, []string{`drop tcp any any -> any any (content:"x"; sid:100;)`}, nil)
-	// pre_stream drops telnet before the main run; other TCP packets get the hook's
-	// accept:hook policy as final, which accepts them before threat detection (8.0.6), so the
-	// td drop rule alerts without dropping.
+	// pre_stream drops telnet before the main run. In 8.0.6 the hook's rules also sit in the
+	// main rule groups, so the main run meets sid 1 again: it drops (and alerts) once more and
+	// ends the walk before threat detection. Other TCP packets get the hook's accept:hook policy
+	// as final, which accepts them before threat detection, so the td drop rule alerts without
+	// dropping.
 	res, _ := h.packet(tcpPacket("10.0.0.1", "192.0.2.1", 4000, 23, "x"))
-	if got := fmt.Sprintf("%s/%s/%v/%v", res.verdict, res.reason, res.fw, res.td); got != "drop/firewall pre stream hook/[1]/[100]" {
+	if got := fmt.Sprintf("%s/%s/%v/%v", res.verdict, res.reason, res.fw, res.td); got != "drop/firewall pre stream hook/[1 1]/[]" {
 		t.Errorf("telnet: %s", got)
 	}
 	res, _ = h.packet(tcpPacket("10.0.0.1", "192.0.2.1", 4000, 80, "x"))
@@ -293,8 +295,9 @@ func TestFirewallRuleOrderIsFileOrder(t *testing.T) {
 	for _, r := range h.e.Rules() {
 		sids = append(sids, fmt.Sprint(r.Src.SID))
 	}
-	// pre_flow table first, then packet:filter in file order, then threat detection.
-	if got := strings.Join(sids, " "); got != "40 30 10 20 1 2" {
+	// Firewall packet rules in file order whatever their hook (the alert walk orders matches
+	// by table), then threat detection.
+	if got := strings.Join(sids, " "); got != "30 10 40 20 1 2" {
 		t.Errorf("order %s", got)
 	}
 }
@@ -318,4 +321,45 @@ func TestFirewallNoAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(200, func() { h.packet(p) }); n != 0 {
 		t.Errorf("%.1f allocations per accepted packet without alert", n)
 	}
+}
+
+// TestFirewallReviewCases pins cases found in review against Suricata 8.0.6's code.
+func TestFirewallReviewCases(t *testing.T) {
+	dns := func() *decode.Packet { return udpPacket("10.0.0.1", "192.0.2.1", 5000, 53) }
+	t.Run("a matching config rule is not cached away", func(t *testing.T) {
+		h := newFWHarness(t, []string{
+			`config:packet,pass:packet udp:all any any -> any any (sid:1;)`,
+			`accept:hook udp:all any any -> any 53 (sid:2;)`,
+		}, []string{`drop udp any any -> any any (content:"payload"; sid:100;)`}, nil)
+		for i := range 3 {
+			res, _ := h.packet(dns())
+			// pass:packet skips threat detection on every packet.
+			if got := fmt.Sprintf("%s/%v", res.verdict, res.td); got != "accept/[]" {
+				t.Errorf("packet %d: %s", i+1, got)
+			}
+		}
+	})
+	t.Run("IP-only rules still run in a passed flow", func(t *testing.T) {
+		h := newFWHarness(t, []string{`accept:hook tcp:all any any <> any any (sid:1;)`},
+			[]string{`pass:flow tcp any any -> any 80 (flags:S; sid:10;)`, `alert ip any any -> any any (sid:20;)`}, nil)
+		syn := tcpPacket("10.0.0.1", "192.0.2.1", 4000, 80, "")
+		syn.TCPFlags = decode.TCPFlagSYN
+		synack := tcpPacket("192.0.2.1", "10.0.0.1", 80, 4000, "")
+		synack.TCPFlags = decode.TCPFlagSYN | decode.TCPFlagACK
+		h.packet(syn)
+		if res, _ := h.packet(synack); fmt.Sprint(res.td) != "[20]" {
+			t.Errorf("syn/ack: td alerts %v, want [20]", res.td)
+		}
+	})
+	t.Run("flow_start does not limit a rule with a fast pattern", func(t *testing.T) {
+		h := newFWHarness(t, []string{
+			`drop:packet,alert tcp:flow_start any any -> any any (content:"evil"; sid:1;)`,
+			`accept:hook tcp:all any any <> any any (sid:2;)`,
+		}, nil, nil)
+		h.packet(tcpPacket("10.0.0.1", "192.0.2.1", 4000, 80, "hello"))
+		res, _ := h.packet(tcpPacket("10.0.0.1", "192.0.2.1", 4000, 80, "evil"))
+		if got := fmt.Sprintf("%s/%v", res.verdict, res.fw); got != "drop/[1]" {
+			t.Errorf("second packet: %s, want drop/[1]", got)
+		}
+	})
 }

@@ -104,10 +104,11 @@ func (e *Engine) inspectIPS(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir f
 	if f != nil {
 		f.IPOnlyDone[dir] = true
 	}
+	flowStart := f != nil && f.PacketFlowStart()
 	cs := tc.cands
 	for iid, ok := cs.Next(0); ok; iid, ok = cs.Next(iid + 1) {
 		r := e.rules[iid]
-		if r.ipOnly && ipOnlyDone {
+		if r.ipOnly && ipOnlyDone || r.flowStart && !flowStart {
 			continue
 		}
 		if !r.matches(tc, p) {

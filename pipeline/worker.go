@@ -189,8 +189,8 @@ func (w *worker) dropRecord(p *decode.Packet, f *flow.Flow, dir flow.Direction, 
 			return
 		}
 	}
-	if f != nil {
-		f.DropLogged[dir] = true
+	if f != nil && f.Action == flow.ActionDrop {
+		f.DropLogged[dir] = true // JsonDropLogger marks a direction of a dropped flow only
 	}
 	if !outs.DropAlerts {
 		by = nil
@@ -413,6 +413,7 @@ func collectStats(workers []*worker, cfg *Config) *output.Stats {
 			al.Add(&w.tc.Queue.Counters)
 			mpmErrors += w.tc.MPMErrors
 			fwDiscarded += w.tc.FirewallDiscarded()
+			al.Alerts += w.tc.FirewallAlertCount()
 		}
 	}
 	if mpmErrors > 0 && cfg.Warn != nil {
