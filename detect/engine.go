@@ -149,6 +149,8 @@ type Engine struct {
 	// candidate on some packets only): a deciding rule is cached per flow direction only
 	// below it.
 	firstFWMPM uint32
+	// nFW is the number of firewall rules: they hold iids 0..nFW-1.
+	nFW int
 }
 
 // mpmGroups is the number of signature groups: 3 protocol classes x 2 directions.
@@ -310,6 +312,7 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 		if !r.fw {
 			continue
 		}
+		e.nFW++
 		if r.hasMPM && r.IID < e.firstFWMPM {
 			e.firstFWMPM = r.IID
 		}

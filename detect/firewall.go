@@ -331,41 +331,52 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 		// After a firewall drop, and in a flow passed by threat detection, the walk goes on for
 		// the IP-only rules alone: Suricata's IP-only engine runs before its rule loop, so they
 		// still match (and set their flowbits) there.
-		ipOnlyTail := stop && have
 		cs := tc.cands
-		for iid, ok := cs.Next(0); ok && (!stop || ipOnlyTail); iid, ok = cs.Next(iid + 1) {
-			r := e.rules[iid]
-			switch {
-			case ipOnlyTail && (r.fw || !r.ipOnly):
-				continue
-			case r.fw:
-				if skipFW || r.flowStart && !flowStart {
+		iid, ok := cs.Next(0)
+		// Firewall rules have the lowest iids: walk them first, until one decides.
+		if !skipFW && !stop {
+			for ; ok && iid < e.nFW; iid, ok = cs.Next(iid + 1) {
+				r := e.rules[iid]
+				if r.flowStart && !flowStart {
 					continue
 				}
 				static = static && r.fwStatic
-			case passed && !r.ipOnly:
-				continue // a passed flow skips threat detection, not the firewall
-			case r.flowStart && !flowStart:
-				continue
-			}
-			if r.ipOnly && ipOnlyDone || !r.matches(tc, p) {
-				continue
-			}
-			if !r.fw {
-				e.addTD(tc, r, p, f)
-				continue
-			}
-			var done bool
-			stop, done = e.fwRuleMatched(tc, r, p, f, &action)
-			if done {
-				verdict, skipFW = true, true
-				if static && bc != nil && bc.Valid && !bc.Overflow && r.IID < e.firstFWMPM {
-					bc.FWFirst = r.IID + 1
+				if !r.matches(tc, p) {
+					continue
 				}
+				var done bool
+				stop, done = e.fwRuleMatched(tc, r, p, f, &action)
+				if done {
+					verdict, skipFW = true, true
+					if static && bc != nil && bc.Valid && !bc.Overflow && r.IID < e.firstFWMPM {
+						bc.FWFirst = r.IID + 1
+					}
+					break
+				}
+				static = false
 			}
-			static = false
-			if stop {
-				ipOnlyTail = true
+		}
+		if ok && iid < e.nFW {
+			iid, ok = cs.Next(e.nFW)
+		}
+		if stop || passed {
+			// After a firewall drop, and in a flow passed by threat detection, only the IP-only
+			// rules still run: Suricata's IP-only engine works before its rule loop, so they
+			// match (and set their flowbits) there.
+			for ; ok && have; iid, ok = cs.Next(iid + 1) {
+				r := e.rules[iid]
+				if !r.ipOnly || ipOnlyDone || !r.matches(tc, p) {
+					continue
+				}
+				e.addTD(tc, r, p, f)
+			}
+		} else {
+			for ; ok; iid, ok = cs.Next(iid + 1) {
+				r := e.rules[iid]
+				if r.ipOnly && ipOnlyDone || r.flowStart && !flowStart || !r.matches(tc, p) {
+					continue
+				}
+				e.addTD(tc, r, p, f)
 			}
 		}
 	}

@@ -79,7 +79,6 @@ func BenchmarkFirewallVsIPS(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Cleanup(e.Close)
 		return e
 	}
 	type mode struct {
@@ -99,18 +98,29 @@ func BenchmarkFirewallVsIPS(b *testing.B) {
 	// Engines are built in turn, starting with mode MEERKAT_BENCH_BUILD_FIRST (an index,
 	// default 0): the engine built first in a process tends to run fastest, so runs that
 	// rotate the build order cancel that out.
+	engine := func(name string) *detect.Engine {
+		switch name {
+		case "fw-empty":
+			return build(td, detect.Config{Firewall: true, Policies: accept})
+		case "fw":
+			return build(append(append([]*rules.Rule(nil), fwRules...), td...), detect.Config{Firewall: true})
+		}
+		return build(td, detect.Config{IPS: true})
+	}
+	// MEERKAT_BENCH_REBUILD=1 builds every mode's engine afresh before each of its replays
+	// (outside the timer), so that where an engine lands in memory varies from round to round
+	// instead of favouring one mode for the whole run.
+	rebuild := os.Getenv("MEERKAT_BENCH_REBUILD") == "1"
 	first, _ := strconv.Atoi(os.Getenv("MEERKAT_BENCH_BUILD_FIRST"))
 	for k := range modes {
 		m := &modes[(first+k)%len(modes)]
-		switch m.name {
-		case "ips", "ips-again":
-			m.e = build(td, detect.Config{IPS: true})
-		case "fw-empty":
-			m.e = build(td, detect.Config{Firewall: true, Policies: accept})
-		case "fw":
-			m.e = build(append(append([]*rules.Rule(nil), fwRules...), td...), detect.Config{Firewall: true})
-		}
+		m.e = engine(m.name)
 	}
+	defer func() {
+		for _, m := range modes {
+			m.e.Close()
+		}
+	}()
 	if only := os.Getenv("MEERKAT_BENCH_MODES"); only != "" {
 		kept := modes[:0]
 		for _, m := range modes {
@@ -154,6 +164,11 @@ func BenchmarkFirewallVsIPS(b *testing.B) {
 		d := make([]time.Duration, len(modes))
 		for k := range modes {
 			i := (round + k) % len(modes)
+			if rebuild && round > 0 {
+				modes[i].e.Close()
+				modes[i].e = engine(modes[i].name)
+				cfgs[i].Engine = modes[i].e
+			}
 			d[i] = replay(&cfgs[i])
 			spent[i] += d[i]
 		}
