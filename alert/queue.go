@@ -302,18 +302,8 @@ func (q *Queue) Reset() {
 }
 
 func (q *Queue) clear() {
-	q.buf = q.buf[:0]
+	q.Discard()
 	q.limit = q.max
-	q.pass = false
-	q.seq = 0
-	q.loggable = 0
-	q.quiet = 0
-	q.supp = q.supp[:0]
-	q.suppExtra = 0
-	for i := range q.mins {
-		q.mins[i] = inf
-	}
-	q.hasDrop = false
 	q.preDropped = false
 	q.preAccepted = false
 	q.folded = Counters{}

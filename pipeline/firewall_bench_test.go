@@ -1,9 +1,7 @@
 package pipeline
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"slices"
@@ -12,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/meerkat-ids/meerkat/capture"
 	"github.com/meerkat-ids/meerkat/config"
 	"github.com/meerkat-ids/meerkat/detect"
 	"github.com/meerkat-ids/meerkat/detect/match"
@@ -36,7 +33,8 @@ import (
 //	MEERKAT_BENCH_FW       firewall rule file
 //
 // MEERKAT_BENCH_MODES (optional) limits the modes, e.g. "ips" or "fw" (for profiles);
-// MEERKAT_BENCH_BUILD_FIRST (optional) rotates the order the engines are built in.
+// MEERKAT_BENCH_BUILD_FIRST (optional) rotates the order the engines are built in;
+// MEERKAT_BENCH_REBUILD=1 rebuilds every engine before each of its replays.
 //
 // Example: go test ./pipeline -run '^$' -bench FirewallVsIPS -benchtime 5x
 func BenchmarkFirewallVsIPS(b *testing.B) {
@@ -44,23 +42,7 @@ func BenchmarkFirewallVsIPS(b *testing.B) {
 	if capPath == "" || tdPath == "" || fwPath == "" {
 		b.Skip("set MEERKAT_BENCH_CAPTURE, MEERKAT_BENCH_TD and MEERKAT_BENCH_FW")
 	}
-	src, err := capture.OpenPath(capPath)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var frames []capture.Frame
-	for {
-		var fr capture.Frame
-		if err := src.Next(&fr); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			continue // a truncated capture: a directory source goes on with the next file
-		}
-		fr.Data = append([]byte(nil), fr.Data...)
-		frames = append(frames, fr)
-	}
-	src.Close()
+	frames := loadFrames(b, capPath)
 	load := func(path string, fw bool) []*rules.Rule {
 		l := rules.NewLoader(nil)
 		l.Supported = detect.Supported

@@ -51,32 +51,7 @@ func TestGoldenFlowAndStats(t *testing.T) {
 				}
 			}
 			got := strings.Join(comparable(t, recs), "\n") + "\n"
-			path := filepath.Join("testdata", "golden", name+".jsonl")
-			if os.Getenv("MEERKAT_UPDATE_GOLDEN") == "1" {
-				os.MkdirAll(filepath.Dir(path), 0o755)
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (MEERKAT_UPDATE_GOLDEN=1 creates it)", err)
-			}
-			if string(want) != got {
-				gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-				for i := 0; i < max(len(gl), len(wl)); i++ {
-					var g, w string
-					if i < len(gl) {
-						g = gl[i]
-					}
-					if i < len(wl) {
-						w = wl[i]
-					}
-					if g != w {
-						t.Errorf("%s line %d differs from the golden file:\ngot:  %s\nwant: %s", name, i+1, g, w)
-					}
-				}
-			}
+			checkGolden(t, name, got)
 		})
 	}
 }
@@ -132,9 +107,16 @@ func TestGoldenFirewallSample(t *testing.T) {
 	if strings.Join(runs[0], "\n") != strings.Join(runs[1], "\n") {
 		t.Errorf("workers logged differently from single:\n%s\n---\n%s", strings.Join(runs[0], "\n"), strings.Join(runs[1], "\n"))
 	}
-	got := strings.Join(runs[0], "\n") + "\n"
-	path := filepath.Join("testdata", "golden", "firewall-sample.jsonl")
+	checkGolden(t, "firewall-sample", strings.Join(runs[0], "\n")+"\n")
+}
+
+// checkGolden compares got with testdata/golden/<name>.jsonl line by line;
+// MEERKAT_UPDATE_GOLDEN=1 rewrites the file first (review the diff).
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name+".jsonl")
 	if os.Getenv("MEERKAT_UPDATE_GOLDEN") == "1" {
+		os.MkdirAll(filepath.Dir(path), 0o755)
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +125,20 @@ func TestGoldenFirewallSample(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v (MEERKAT_UPDATE_GOLDEN=1 creates it)", err)
 	}
-	if string(want) != got {
-		t.Errorf("firewall run differs from %s:\n%s", path, got)
+	if string(want) == got {
+		return
+	}
+	gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+	for i := 0; i < max(len(gl), len(wl)); i++ {
+		var g, w string
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if g != w {
+			t.Errorf("%s line %d differs from the golden file:\ngot:  %s\nwant: %s", name, i+1, g, w)
+		}
 	}
 }
