@@ -10,6 +10,8 @@ import (
 func FuzzParseRule(f *testing.F) {
 	f.Add(`alert tcp any any -> any any (msg:"x"; content:"a|00|b"; nocase; sid:1;)`)
 	f.Add(`alert http $HOME_NET any -> $EXTERNAL_NET any (http.uri; content:"/a"; pcre:"/b/R"; sid:2;)`)
+	f.Add(`accept:flow,pass:flow tcp:flow_start $HOME_NET any <> any [80,443] (flow:to_server; alert; sid:3;)`)
+	f.Add(`drop:packet,alert ip:pre_flow 10.0.0.0/8 any -> any any (msg:"x"; sid:4;)`)
 	f.Fuzz(func(t *testing.T, text string) {
 		r, err := Parse(text)
 		if err != nil {
@@ -26,6 +28,16 @@ func FuzzParseRule(f *testing.F) {
 				t.Fatalf("canonical form not stable:\n  %q\n  %q", s, s2)
 			}
 			_ = r.Type()
+		}
+		// Parsed as a firewall rule (action lists, scopes, hooks) it must fail cleanly too, and a
+		// firewall rule must print back to a firewall rule.
+		fw := &ParseOptions{Firewall: true}
+		if r, err := ParseWith(text, fw); err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("firewall: error of type %T", err)
+			}
+		} else if _, err := ParseWith(r.String(), fw); err != nil {
+			t.Fatalf("firewall canonical form does not parse: %v\n  in:        %q\n  canonical: %q", err, text, r.String())
 		}
 		// The file reader and loader must cope with the same bytes.
 		l := NewLoader(nil)
