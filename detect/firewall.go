@@ -75,6 +75,13 @@ func (t *fwThread) addMatch(m fwMatch, deciding bool) {
 	t.matches[i] = m
 }
 
+// startRun clears what one detection run (a hook or the main run) keeps: its matches, and
+// p->alerts.drop, which Suricata resets at the start of every run.
+func (t *fwThread) startRun() {
+	t.matches = t.matches[:0]
+	t.dropRule, t.policyDrop = nil, nil
+}
+
 func (t *fwThread) init(max int) {
 	t.matches = make([]fwMatch, 0, 64)
 	t.logged = make([]*Rule, 0, max)
@@ -85,7 +92,7 @@ func (t *fwThread) init(max int) {
 func (tc *ThreadCtx) StartPacket() {
 	tc.Verdict = alert.PacketVerdict{}
 	tc.fw.logged = tc.fw.logged[:0]
-	tc.fw.dropRule, tc.fw.policyDrop = nil, nil
+	tc.fw.startRun()
 	tc.Queue.Reset()
 }
 
@@ -111,9 +118,6 @@ func (tc *ThreadCtx) FirewallAlertCount() uint64 { return tc.fw.Alerts }
 
 // FirewallDiscarded returns firewall.discarded_alerts.
 func (tc *ThreadCtx) FirewallDiscarded() uint64 { return tc.fw.Discarded }
-
-// Firewall reports whether the engine runs in firewall mode.
-func (e *Engine) Firewall() bool { return e.firewall }
 
 // HasHook reports whether there are rules in a hook table (TablePreFlow, TablePreStream):
 // Suricata runs a hook only then.
@@ -161,8 +165,7 @@ func (e *Engine) policy(t firewall.Table) firewall.Policy {
 // DetectRunPacketHook does. It reports whether the packet is dropped; the caller then sets the
 // hook's drop reason (tc.Verdict keeps an earlier one).
 func (e *Engine) RunHook(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction, t firewall.Table) bool {
-	tc.fw.matches = tc.fw.matches[:0]
-	tc.fw.dropRule, tc.fw.policyDrop = nil, nil // p->alerts.drop is per detection run
+	tc.fw.startRun()
 	list := e.preFlow
 	if t == firewall.TablePreStream {
 		list = e.preStream[dir]
@@ -296,8 +299,7 @@ func (tc *ThreadCtx) logFW(r *Rule) {
 
 // inspectFirewall is Inspect in firewall mode: the main detection run (DetectRun).
 func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
-	tc.fw.matches = tc.fw.matches[:0]
-	tc.fw.dropRule, tc.fw.policyDrop = nil, nil // p->alerts.drop is per detection run
+	tc.fw.startRun()
 	skipFW := f != nil && f.Accept
 	var action alert.Action
 	verdict := false
@@ -371,13 +373,7 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 				e.addTD(tc, r, p, f)
 			}
 		} else {
-			for ; ok; iid, ok = cs.Next(iid + 1) {
-				r := e.rules[iid]
-				if r.ipOnly && ipOnlyDone || r.flowStart && !flowStart || !r.matches(tc, p) {
-					continue
-				}
-				e.addTD(tc, r, p, f)
-			}
+			e.walkTD(tc, p, f, iid, ok, ipOnlyDone)
 		}
 	}
 	var pktPolicy alert.Action

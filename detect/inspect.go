@@ -104,19 +104,24 @@ func (e *Engine) inspectIPS(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir f
 	if f != nil {
 		f.IPOnlyDone[dir] = true
 	}
+	iid, ok := tc.cands.Next(0)
+	e.walkTD(tc, p, f, iid, ok, ipOnlyDone)
+	tc.Queue.Finalize()
+}
+
+// walkTD evaluates the threat-detection candidates from iid on (ok: there is one) in iid
+// order and queues their matches: IP-only rules only on the first packet of a flow direction,
+// flow_start rules only on the first packet of their direction.
+func (e *Engine) walkTD(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, iid int, ok, ipOnlyDone bool) {
 	flowStart := f != nil && f.PacketFlowStart()
 	cs := tc.cands
-	for iid, ok := cs.Next(0); ok; iid, ok = cs.Next(iid + 1) {
+	for ; ok; iid, ok = cs.Next(iid + 1) {
 		r := e.rules[iid]
-		if r.ipOnly && ipOnlyDone || r.flowStart && !flowStart {
-			continue
-		}
-		if !r.matches(tc, p) {
+		if r.ipOnly && ipOnlyDone || r.flowStart && !flowStart || !r.matches(tc, p) {
 			continue
 		}
 		e.addTD(tc, r, p, f)
 	}
-	tc.Queue.Finalize()
 }
 
 // collect fills tc.cands with the rules that may apply to p (broad index or per-protocol

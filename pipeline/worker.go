@@ -121,7 +121,7 @@ func (w *worker) handle(p *decode.Packet) {
 		// (Suricata's DetectFlow, in IDS mode too). In IPS mode a dropped flow drops the packet.
 		if w.cfg.IPS {
 			if f.Action == flow.ActionDrop {
-				w.drop(p, f, dir, alert.ReasonFlowDrop, nil)
+				w.drop(p, f, dir, alert.ReasonFlowDrop, nil, false)
 			} else {
 				w.ips.Accepted++
 			}
@@ -162,17 +162,15 @@ func (w *worker) handle(p *decode.Packet) {
 			reason = alert.ReasonThreshold
 		}
 	}
-	w.ips.Blocked++
-	w.ips.Reasons[reason]++
-	w.dropRecord(p, f, dir, reason, by, true)
+	w.drop(p, f, dir, reason, by, true)
 }
 
-// drop counts a packet dropped in IPS mode for a reason that is not a rule (a dropped flow)
-// and writes its drop record.
-func (w *worker) drop(p *decode.Packet, f *flow.Flow, dir flow.Direction, reason alert.DropReason, by *output.Alert) {
+// drop counts a packet dropped in IPS mode and writes its drop record; sigDrop says a rule
+// dropped it.
+func (w *worker) drop(p *decode.Packet, f *flow.Flow, dir flow.Direction, reason alert.DropReason, by *output.Alert, sigDrop bool) {
 	w.ips.Blocked++
 	w.ips.Reasons[reason]++
-	w.dropRecord(p, f, dir, reason, by, by != nil)
+	w.dropRecord(p, f, dir, reason, by, sigDrop)
 }
 
 // dropRecord writes the EVE drop record of a dropped packet (JsonDropLogCondition): with drop's
@@ -354,16 +352,7 @@ func firewallVerdictObject(v *alert.PacketVerdict, p *decode.Packet) output.Verd
 	var o output.Verdict
 	switch {
 	case v.Rejected():
-		o.Action = "drop"
-		switch {
-		case v.Action&alert.ActionReject != 0:
-			o.RejectTarget = reject.ToSource.String()
-		case v.Action&alert.ActionRejectDst != 0:
-			o.RejectTarget = reject.ToDestination.String()
-		default:
-			o.RejectTarget = reject.Both.String()
-		}
-		o.Reject = reject.EVEKind(p).String()
+		return rejectVerdict(v.Action, p, true)
 	case v.Dropped():
 		o.Action = "drop"
 	case v.Accepted():
@@ -496,20 +485,7 @@ func packetVerdict(q *alert.Queue, p *decode.Packet, ips bool) output.Verdict {
 	var v output.Verdict
 	switch {
 	case act&(alert.ActionReject|alert.ActionRejectDst|alert.ActionRejectBoth) != 0:
-		v.Action = "alert"
-		if ips {
-			v.Action = "drop"
-		}
-		switch {
-		case act&alert.ActionReject != 0:
-			v.RejectTarget = reject.ToSource.String()
-		case act&alert.ActionRejectDst != 0:
-			v.RejectTarget = reject.ToDestination.String()
-		default:
-			v.RejectTarget = reject.Both.String()
-		}
-		v.Reject = reject.EVEKind(p).String()
-		return v
+		return rejectVerdict(act, p, ips)
 	case act&alert.ActionDrop != 0 && ips:
 		v.Action = "drop"
 		return v
@@ -524,6 +500,24 @@ func packetVerdict(q *alert.Queue, p *decode.Packet, ips bool) output.Verdict {
 		v.Action = "pass"
 	default:
 		v.Action = "alert"
+	}
+	return v
+}
+
+// rejectVerdict is EveAddVerdict's object for a rejected packet: "drop" inline ("alert"
+// otherwise), the reject target and the kind of packet sent.
+func rejectVerdict(act alert.Action, p *decode.Packet, ips bool) output.Verdict {
+	v := output.Verdict{Action: "alert", Reject: reject.EVEKind(p).String()}
+	if ips {
+		v.Action = "drop"
+	}
+	switch {
+	case act&alert.ActionReject != 0:
+		v.RejectTarget = reject.ToSource.String()
+	case act&alert.ActionRejectDst != 0:
+		v.RejectTarget = reject.ToDestination.String()
+	default:
+		v.RejectTarget = reject.Both.String()
 	}
 	return v
 }
