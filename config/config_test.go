@@ -756,7 +756,8 @@ func TestDefaults(t *testing.T) {
 		Reassembly: Reassembly{Memcap: 256 << 20, Depth: 1 << 20, ToServerChunkSize: 2560, ToClientChunkSize: 2560,
 			RandomizeChunkSize: true, RandomizeChunkRange: 10, Raw: true, SegmentPrealloc: 2048}})
 	check("Defrag", s.Defrag, Defrag{Memcap: 32 << 20, HashSize: 65536, Trackers: 65535, MaxFrags: 65535, Prealloc: true, Timeout: 60 * time.Second})
-	check("Detect", s.Detect, Detect{Profile: "medium", CustomToClientGroups: 3, CustomToServerGroups: 25, SGHMPMContext: "auto",
+	check("Detect", s.Detect, Detect{Profile: "medium", CustomToClientGroups: 20, CustomToServerGroups: 40,
+		TCPPriorityPorts: DefaultTCPPriorityPorts, UDPPriorityPorts: DefaultUDPPriorityPorts, SGHMPMContext: "auto",
 		SGHMPMCachingPath: "/var/lib/suricata/cache/sgh", InspectionRecursionLimit: 3000, StreamTxLogLimit: 4,
 		PrefilterDefault: "mpm", Thresholds: Thresholds{HashSize: 16384, Memcap: 16 << 20}})
 	check("PCRE", s.PCRE, PCRE{MatchLimit: 3500, MatchLimitRecursion: 1500})
@@ -835,6 +836,8 @@ func TestSettingsValidation(t *testing.T) {
 		{"drop flows", "outputs:\n  - eve-log:\n      types:\n        - drop:\n            flows: some\n", "", "flows: invalid value"},
 		{"log level", "logging:\n  default-log-level: loud\n", "", "default-log-level"},
 		{"emergency", "flow:\n  emergency-recovery: 200\n", "", "flow.emergency-recovery"},
+		{"custom groups", "detect:\n  custom-values:\n    toserver-groups: 70000\n", "", "detect.custom-values.toserver-groups: invalid value \"70000\""},
+		{"custom groups text", "detect:\n  custom-values:\n    toclient-groups: many\n", "", "toclient-groups"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -969,6 +972,37 @@ stats:
 	a = settings(t, c).Outputs.EVE.Alert
 	if !a.Metadata || !a.AppLayer || !a.Flow || !a.RuleMetadata || a.RuleRaw || !a.Enabled {
 		t.Errorf("plain alert -> %+v", a)
+	}
+}
+
+func TestDetectGrouping(t *testing.T) {
+	tests := []struct {
+		name, body               string
+		profile                  string
+		toClient, toServer       int
+		tcpPriority, udpPriority string
+	}{
+		{"defaults", "", "medium", 20, 40, DefaultTCPPriorityPorts, DefaultUDPPriorityPorts},
+		{"legacy lowest", "detect:\n  profile: lowest\n", "low", 20, 40, DefaultTCPPriorityPorts, DefaultUDPPriorityPorts},
+		{"legacy highest", "detect:\n  profile: highest\n", "high", 20, 40, DefaultTCPPriorityPorts, DefaultUDPPriorityPorts},
+		{"custom", "detect:\n  profile: custom\n  custom-values:\n    toclient-groups: 3\n    toserver-groups: 0\n",
+			"custom", 3, 0, DefaultTCPPriorityPorts, DefaultUDPPriorityPorts},
+		{"priority ports", "detect:\n  grouping:\n    tcp-priority-ports: 80, 443\n    udp-priority-ports: 53\n",
+			"medium", 20, 40, "80, 443", "53"},
+		{"legacy whitelist", "detect:\n  grouping:\n    tcp-whitelist: 8080\n    udp-whitelist: 5060\n",
+			"medium", 20, 40, "8080", "5060"},
+		{"priority wins over whitelist", "detect:\n  grouping:\n    tcp-priority-ports: 22\n    tcp-whitelist: 8080\n",
+			"medium", 20, 40, "22", DefaultUDPPriorityPorts},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := settings(t, load(t, header+tt.body)).Detect
+			if d.Profile != tt.profile || d.CustomToClientGroups != tt.toClient || d.CustomToServerGroups != tt.toServer ||
+				d.TCPPriorityPorts != tt.tcpPriority || d.UDPPriorityPorts != tt.udpPriority {
+				t.Errorf("got profile %q groups %d/%d priority %q / %q", d.Profile, d.CustomToClientGroups,
+					d.CustomToServerGroups, d.TCPPriorityPorts, d.UDPPriorityPorts)
+			}
+		})
 	}
 }
 

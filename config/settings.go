@@ -265,11 +265,18 @@ type Host struct {
 
 // Detect is the detect section.
 type Detect struct {
-	// Profile is profile: low, medium (default), high or custom.
+	// Profile is profile: low, medium (default), high or custom ("lowest" and "highest", the
+	// legacy names, read as low and high).
 	Profile string
 	// CustomToClientGroups and CustomToServerGroups are custom-values.toclient-groups and
-	// toserver-groups (defaults 3 and 25), used with the custom profile.
+	// toserver-groups, used with the custom profile: 0..65535, 0 meaning no limit; missing or
+	// invalid (a warning) they are 20 and 40, as in Suricata's DetectEngineCtxLoadConf.
 	CustomToClientGroups, CustomToServerGroups int
+	// TCPPriorityPorts and UDPPriorityPorts are grouping.tcp-priority-ports and
+	// udp-priority-ports (or the legacy tcp-whitelist and udp-whitelist), port lists whose
+	// rule groups are kept apart first. Defaults: "53, 80, 139, 443, 445, 1433, 3306, 3389,
+	// 6666, 6667, 8080" and "53, 135, 5060". The detection engine parses them.
+	TCPPriorityPorts, UDPPriorityPorts string
 	// SGHMPMContext is sgh-mpm-context: auto (default), single or full.
 	SGHMPMContext string
 	// SGHMPMCaching is sgh-mpm-caching (default false).
@@ -415,9 +422,11 @@ func (c *Config) Settings() (*Settings, error) {
 	}
 
 	s.Detect = Detect{
-		Profile:                  b.enum("detect.profile", "medium", "low", "medium", "high", "custom"),
-		CustomToClientGroups:     b.intRange("detect.custom-values.toclient-groups", 3, 1, 1<<16),
-		CustomToServerGroups:     b.intRange("detect.custom-values.toserver-groups", 25, 1, 1<<16),
+		Profile:                  b.profile(),
+		CustomToClientGroups:     b.uint16Warn("detect.custom-values.toclient-groups", 20),
+		CustomToServerGroups:     b.uint16Warn("detect.custom-values.toserver-groups", 40),
+		TCPPriorityPorts:         b.priorityPorts("tcp", DefaultTCPPriorityPorts),
+		UDPPriorityPorts:         b.priorityPorts("udp", DefaultUDPPriorityPorts),
 		SGHMPMContext:            b.enum("detect.sgh-mpm-context", "auto", "auto", "single", "full"),
 		SGHMPMCaching:            b.bool("detect.sgh-mpm-caching", false),
 		SGHMPMCachingPath:        b.str("detect.sgh-mpm-caching-path", "/var/lib/suricata/cache/sgh"),
@@ -544,6 +553,51 @@ func (b *builder) enum(key, def string, allowed ...string) string {
 	}
 	n, _ := b.c.Get(key)
 	b.fail(nodeError(n, key, "invalid value %q (expected one of: %s)", v, strings.Join(allowed, ", ")))
+	return def
+}
+
+// Default port lists of detect.grouping (DetectEngineCtxLoadConf).
+const (
+	DefaultTCPPriorityPorts = "53, 80, 139, 443, 445, 1433, 3306, 3389, 6666, 6667, 8080"
+	DefaultUDPPriorityPorts = "53, 135, 5060"
+)
+
+// profile returns detect.profile; the legacy names lowest and highest read as low and high.
+func (b *builder) profile() string {
+	switch v := b.enum("detect.profile", "medium", "low", "medium", "high", "custom", "lowest", "highest"); v {
+	case "lowest":
+		return "low"
+	case "highest":
+		return "high"
+	default:
+		return v
+	}
+}
+
+// uint16Warn returns the integer at key, def when missing; a value that is not 0..65535 is
+// replaced by def with a warning, as Suricata's StringParseUint16 failures are.
+func (b *builder) uint16Warn(key string, def int) int {
+	n, ok := b.c.Get(key)
+	if !ok || n.IsNull() {
+		return def
+	}
+	v, err := b.c.Int(key, int64(def))
+	if err != nil || v < 0 || v > 65535 {
+		b.warn(n, key, "invalid value %q (must be 0..65535): using %d", n.Value, def)
+		return def
+	}
+	return int(v)
+}
+
+// priorityPorts returns detect.grouping.<proto>-priority-ports, or the legacy
+// <proto>-whitelist, or def.
+func (b *builder) priorityPorts(proto, def string) string {
+	if v := b.str("detect.grouping."+proto+"-priority-ports", ""); v != "" {
+		return v
+	}
+	if v := b.str("detect.grouping."+proto+"-whitelist", ""); v != "" {
+		return v
+	}
 	return def
 }
 

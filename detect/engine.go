@@ -27,7 +27,6 @@ import (
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
 	"github.com/meerkat-ids/meerkat/prefilter/broad"
-	"github.com/meerkat-ids/meerkat/prefilter/hs"
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
@@ -51,6 +50,8 @@ type Config struct {
 	Firewall bool
 	// Policies are the firewall's default policies (nil: Suricata's defaults).
 	Policies *firewall.Policies
+	// Grouping configures the signature groups (detect.profile, grouping, sgh-mpm-context).
+	Grouping Grouping
 	// NoBroadIndex keeps rules without a fast pattern in per-protocol lists checked one by one
 	// (for comparisons); by default they go through the broad-rule index.
 	NoBroadIndex bool
@@ -83,6 +84,10 @@ type Rule struct {
 	post      *match.Post
 	payload   *payload.Program // pkt_data; nil when the rule has no payload keywords
 	hasMPM    bool
+	// synNoToClient: a SYN-only rule without a direction, written for specific destination
+	// ports, which Suricata leaves out of the to-client rule groups (RulesGroupByPorts): it is
+	// never evaluated on a to-client packet.
+	synNoToClient bool
 	// needPayload and needNoPayload are Suricata's SIG_MASK_REQUIRE_PAYLOAD and
 	// SIG_MASK_REQUIRE_NO_PAYLOAD: a packet-payload keyword, or a dsize that excludes 0, needs
 	// a packet with payload; dsize:0 needs one without.
@@ -112,11 +117,10 @@ type Engine struct {
 	cfg   Config
 	rules []*Rule
 	names *match.Names
-	// groups hold the Hyperscan databases of the pkt_data fast patterns, one per signature
-	// group: IP protocol class (TCP, UDP, other) and direction (to server, to client), as
-	// Suricata splits rule groups, so a packet is scanned only for the patterns of rules that
-	// can apply to it.
-	groups [mpmGroups]mpmGroup
+	// sgh holds the signature groups and their Hyperscan databases of pkt_data fast
+	// patterns: by IP protocol, direction and server port, as Suricata groups rules, so a
+	// packet is scanned only for the patterns of rules that can apply to it.
+	sgh sigGroups
 	// always[proto] lists, in iid order, the rules without a fast pattern that apply to that IP
 	// protocol; they are candidates for every packet of it. alwaysIPOnly holds the IP-only
 	// ones, candidates only on the first packet of each flow direction.
@@ -152,30 +156,6 @@ type Engine struct {
 	// nFW is the number of firewall rules: they hold iids 0..nFW-1.
 	nFW int
 }
-
-// mpmGroups is the number of signature groups: 3 protocol classes x 2 directions.
-const mpmGroups = 6
-
-// mpmGroup is one signature group's prefilter: the database and, per pattern id, the iids of
-// the rules using that pattern.
-type mpmGroup struct {
-	db           *hs.Database
-	patternRules [][]uint32
-}
-
-// protoClass is a packet's protocol class for signature grouping.
-func protoClass(proto uint8) int {
-	switch proto {
-	case decode.ProtoTCP:
-		return 0
-	case decode.ProtoUDP:
-		return 1
-	}
-	return 2
-}
-
-// groupOf returns the signature group of a packet of protocol proto going in direction dir.
-func groupOf(proto uint8, dir flow.Direction) int { return protoClass(proto)*2 + int(dir) }
 
 // Supported reports whether the engine can evaluate a keyword. The rule loader uses it so a rule
 // with anything else fails with "keyword X is not supported yet".
@@ -447,6 +427,10 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 		rev.src, rev.dst, rev.sp, rev.dp = c.dst, c.src, c.dp, c.sp
 		out = append(out, &rev)
 	}
+	for _, o := range out {
+		o.synNoToClient = r.ToServer && r.ToClient && synOnly(r) && len(o.dp.Ranges) > 0 &&
+			o.dp.Ranges[0] != (rules.PortRange{First: 0, Last: 65535})
+	}
 	return out, nil
 }
 
@@ -664,46 +648,24 @@ func (a *sortKey) less(b *sortKey) bool {
 	return a.pos < b.pos
 }
 
-// buildPrefilter compiles the fast patterns of pkt_data into one Hyperscan database and lists
-// the rules without one per IP protocol.
+// buildPrefilter sorts the rules into the prefilter: those with a pkt_data fast pattern into the
+// signature groups' Hyperscan databases, the others into the broad-rule index (or per-protocol
+// lists).
 func (e *Engine) buildPrefilter() error {
-	type key struct {
-		pat    string
-		nocase bool
-	}
-	var ids [mpmGroups]map[key]uint32
-	var pats [mpmGroups][]hs.Pattern
-	for g := range ids {
-		ids[g] = map[key]uint32{}
-	}
 	for _, r := range e.rules {
 		fp, ok := r.Src.FastPattern()
-		if !ok || fp.Buffer != "pkt_data" || fp.Content.Negated || len(fp.Pattern()) == 0 {
-			for p := 0; p < 256; p++ {
-				if r.anyProto || r.ipProtos[p] {
-					if r.ipOnly {
-						e.alwaysIPOnly[p] = append(e.alwaysIPOnly[p], r.IID)
-					} else {
-						e.always[p] = append(e.always[p], r.IID)
-					}
-				}
-			}
+		if ok && fp.Buffer == "pkt_data" && !fp.Content.Negated && len(fp.Pattern()) > 0 {
+			r.hasMPM = true
 			continue
 		}
-		r.hasMPM = true
-		k := key{string(fp.Pattern()), fp.Content.Nocase}
-		for g := 0; g < mpmGroups; g++ {
-			if !r.inGroup(g) {
-				continue
+		for p := 0; p < 256; p++ {
+			if r.anyProto || r.ipProtos[p] {
+				if r.ipOnly {
+					e.alwaysIPOnly[p] = append(e.alwaysIPOnly[p], r.IID)
+				} else {
+					e.always[p] = append(e.always[p], r.IID)
+				}
 			}
-			id, ok := ids[g][k]
-			if !ok {
-				id = uint32(len(pats[g]))
-				ids[g][k] = id
-				pats[g] = append(pats[g], hs.Pattern{ID: id, Bytes: fp.Pattern(), Nocase: fp.Content.Nocase})
-				e.groups[g].patternRules = append(e.groups[g].patternRules, nil)
-			}
-			e.groups[g].patternRules[id] = append(e.groups[g].patternRules[id], r.IID)
 		}
 	}
 	if !e.cfg.NoBroadIndex {
@@ -739,37 +701,7 @@ func (e *Engine) buildPrefilter() error {
 			}
 		}
 	}
-	for g := range e.groups {
-		var err error
-		if e.cfg.MPMCacheDir != "" {
-			e.groups[g].db, err = hs.CompileCached(pats[g], e.cfg.MPMCacheDir)
-		} else {
-			e.groups[g].db, err = hs.Compile(pats[g], hs.Options{})
-		}
-		if err != nil {
-			return fmt.Errorf("detect: compiling %d fast patterns: %w", len(pats[g]), err)
-		}
-	}
-	return nil
-}
-
-// inGroup reports whether the rule can apply to packets of signature group g: its protocol
-// covers the group's protocol class and its direction (flow:to_server / to_client) allows the
-// group's direction.
-func (r *Rule) inGroup(g int) bool {
-	class, dir := g/2, flow.Direction(g%2)
-	if dir == flow.ToServer && !r.Src.ToServer || dir == flow.ToClient && !r.Src.ToClient {
-		return false
-	}
-	if r.anyProto {
-		return true
-	}
-	for p := 0; p < 256; p++ {
-		if r.ipProtos[p] && protoClass(uint8(p)) == class {
-			return true
-		}
-	}
-	return false
+	return e.buildGroups()
 }
 
 // ForgetFlow drops the per-flow threshold state of a flow that ended (call it before the flow's
@@ -782,7 +714,7 @@ func (e *Engine) ForgetFlow(f *flow.Flow) {
 
 // Close releases the Hyperscan database.
 func (e *Engine) Close() {
-	for g := range e.groups {
-		e.groups[g].db.Close()
+	for _, db := range e.sgh.dbs {
+		db.Close()
 	}
 }

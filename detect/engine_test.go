@@ -127,13 +127,18 @@ func TestUnsupportedRulesFail(t *testing.T) {
 
 // TestPrefilterMatchesBruteForce builds random rule sets and packets and checks that the
 // prefiltered engine reports exactly the rules a brute-force evaluation of every rule, in iid
-// order, accepts.
+// order, accepts. Rounds vary the signature grouping (profiles, tiny custom bounds that force
+// a joined group, one shared database) and the broad-rule index.
 func TestPrefilterMatchesBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	words := []string{"abc", "GET", "admin", "x1", "passwd", "Zz", "evil", "|00 01|", "login", "q"}
 	nets := []string{"any", "10.0.0.0/8", "!10.0.0.0/8", "[192.168.0.0/16,10.1.0.0/16]", "192.168.1.1"}
-	ports := []string{"any", "80", "!80", "[80,443,8000:8100]", "1024:"}
-	for round := 0; round < 20; round++ {
+	ports := []string{"any", "80", "!80", "[80,443,8000:8100]", "1024:", "443", "53", "[1:1024]", "8000:8100", "![80,443]", "22"}
+	allPorts := ports
+	groupings := []Grouping{{}, {Profile: "custom", CustomToClient: 1, CustomToServer: 1},
+		{Profile: "custom", CustomToClient: 2, CustomToServer: 3, TCPPriorityPorts: []uint16{}}, {SharedMPM: true},
+		{Profile: "high", TCPPriorityPorts: []uint16{22, 8050}}, {Profile: "custom"}}
+	for round := 0; round < 36; round++ {
 		var texts []string
 		for i := 0; i < 60; i++ {
 			var opts []string
@@ -150,13 +155,20 @@ func TestPrefilterMatchesBruteForce(t *testing.T) {
 			case 1:
 				opts = append(opts, "flow:to_client;")
 			}
-			proto := []string{"tcp", "ip", "udp"}[rng.IntN(3)]
+			proto := []string{"tcp", "ip", "udp", "icmp"}[rng.IntN(4)]
+			if proto == "tcp" && rng.IntN(4) == 0 {
+				opts = append(opts, []string{"flags:S;", "flags:S,12;", "flags:!S;", "flags:SA;"}[rng.IntN(4)])
+			}
+			if proto == "ip" || proto == "icmp" {
+				ports = ports[:1] // ports need a port protocol
+			}
 			texts = append(texts, fmt.Sprintf("alert %s %s %s -> %s %s (%s sid:%d;)", proto,
 				nets[rng.IntN(len(nets))], ports[rng.IntN(len(ports))], nets[rng.IntN(len(nets))],
 				ports[rng.IntN(len(ports))], strings.Join(opts, " "), i+1))
+			ports = allPorts
 		}
 		rs := mustRules(t, texts...)
-		e, errs, err := Build(rs, Config{PacketAlertMax: 255, NoBroadIndex: round%2 == 1})
+		e, errs, err := Build(rs, Config{PacketAlertMax: 255, NoBroadIndex: round%2 == 1, Grouping: groupings[round/2%len(groupings)]})
 		if err != nil || len(errs) > 0 {
 			t.Fatalf("build: %v %v", err, errs)
 		}
@@ -180,9 +192,15 @@ func TestPrefilterMatchesBruteForce(t *testing.T) {
 				}
 				payload.WriteString(w + " ")
 			}
-			p := tcpPacket(addrs[rng.IntN(4)], addrs[rng.IntN(4)], uint16(rng.IntN(2)*40000+80), []uint16{80, 443, 8050, 22}[rng.IntN(4)], payload.String())
-			if rng.IntN(4) == 0 {
+			p := tcpPacket(addrs[rng.IntN(4)], addrs[rng.IntN(4)], []uint16{80, 40080, 443, 53, 8050}[rng.IntN(5)],
+				[]uint16{80, 443, 8050, 22, 53, 1024, 40000}[rng.IntN(7)], payload.String())
+			switch rng.IntN(6) {
+			case 0:
 				p.IPProto = decode.ProtoUDP
+			case 1:
+				p.IPProto, p.SrcPort, p.DstPort = 1, 0, 0 // ICMP
+			case 2:
+				p.TCPFlags = decode.TCPFlagSYN
 			}
 			var fl *flow.Flow
 			dir := flow.ToServer
@@ -204,7 +222,7 @@ func TestPrefilterMatchesBruteForce(t *testing.T) {
 			st := tc.pst
 			in := match.Input{P: p, F: fl, Dir: dir}
 			for _, r := range e.Rules() {
-				if r.ipOnly && ipOnlyDone {
+				if r.ipOnly && ipOnlyDone || r.synNoToClient && dir == flow.ToClient {
 					continue
 				}
 				if r.headerMatch(p) && r.match.Match(&in) && (r.payload == nil || r.payload.Inspect(p.Payload, st)) {

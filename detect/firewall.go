@@ -339,7 +339,7 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 		if !skipFW && !stop {
 			for ; ok && iid < e.nFW; iid, ok = cs.Next(iid + 1) {
 				r := e.rules[iid]
-				if r.flowStart && !flowStart {
+				if r.flowStart && !flowStart || r.synNoToClient && dir == flow.ToClient {
 					continue
 				}
 				static = static && r.fwStatic

@@ -47,16 +47,12 @@ func (e *Engine) NewThreadCtx(hosts *match.HostTable) (*ThreadCtx, error) {
 	if e.broad != nil {
 		tc.bbuf = make([]uint64, e.broad.Words())
 	}
-	var dbs []*hs.Database
 	most := 1
-	for g := range e.groups {
-		if db := e.groups[g].db; db != nil {
-			dbs = append(dbs, db)
-			most = max(most, db.MaxMatches())
-		}
+	for _, db := range e.sgh.dbs {
+		most = max(most, db.MaxMatches())
 	}
-	if len(dbs) > 0 {
-		s, err := hs.NewScanner(dbs...)
+	if len(e.sgh.dbs) > 0 {
+		s, err := hs.NewScanner(e.sgh.dbs...)
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +113,8 @@ func (e *Engine) walkTD(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, iid int, 
 	cs := tc.cands
 	for ; ok; iid, ok = cs.Next(iid + 1) {
 		r := e.rules[iid]
-		if r.ipOnly && ipOnlyDone || r.flowStart && !flowStart || !r.matches(tc, p) {
+		if r.ipOnly && ipOnlyDone || r.flowStart && !flowStart || r.synNoToClient && tc.in.Dir == flow.ToClient ||
+			!r.matches(tc, p) {
 			continue
 		}
 		e.addTD(tc, r, p, f)
@@ -186,8 +183,7 @@ func (e *Engine) collect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 			}
 		}
 	}
-	// Flowless packets use the to-server group, as in Suricata.
-	if g := &e.groups[groupOf(p.IPProto, dir)]; g.db != nil && len(p.Payload) > 0 {
+	if g := e.groupFor(p, dir); g.db != nil && len(p.Payload) > 0 {
 		tc.MPMScans++
 		n, err := tc.scanner.Scan(g.db, p.Payload, tc.hits) // overflow cannot happen: hits holds every id
 		if err != nil {

@@ -205,6 +205,20 @@ func execute(o *options, stdout, stderr io.Writer) error {
 		}
 		info("reading %s; runmode %s (%d worker(s)); log directory %s", o.readPath, runmode, workers, logDir)
 		info("eve-log: %v (flow %v, stats %v); fast.log: %v", outs.EVE != nil, outs.EVEFlow, outs.EVEStats, outs.Fast != nil)
+		if rs.engine != nil {
+			for _, g := range rs.engine.GroupStats() {
+				dir := "toclient"
+				if g.ToServer {
+					dir = "toserver"
+				}
+				if g.Proto == "other" {
+					info("rule groups: %s %s: %d protocol groups, %d pattern databases", g.Proto, dir, g.Groups, g.Databases)
+				} else {
+					info("rule groups: %s %s: %d port groups, %d groups after detect.profile, %d pattern databases",
+						g.Proto, dir, g.PortGroups, g.Groups, g.Databases)
+				}
+			}
+		}
 		info("flow: at most %d flows, hash size %d, prealloc %d; checksums: %v",
 			pc.Flow.MaxFlows, pc.FlowHashSize, pc.FlowPrealloc, map[decode.ChecksumMode]string{
 				decode.ChecksumTCP: "TCP (-k all)", decode.ChecksumNone: "none (-k none)", decode.ChecksumAll: "all"}[pc.Checksums])

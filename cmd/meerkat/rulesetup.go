@@ -115,6 +115,7 @@ func loadRules(o *options, st *config.Settings, fw *firewallSetup, files []strin
 	dc := detect.Config{
 		ActionOrder: st.ActionOrder, PacketAlertMax: st.PacketAlertMax, MPMCacheDir: cache,
 		Classifications: rs.classifications, References: rs.references, IPS: o.simulateIPS, Thresholds: rs.thresholds,
+		Grouping: grouping(st, stderr),
 	}
 	if fw != nil {
 		dc.Firewall, dc.IPS, dc.Policies = true, true, fw.policies
@@ -139,6 +140,33 @@ func loadRules(o *options, st *config.Settings, fw *firewallSetup, files []strin
 		return nil, fail("%d rule(s) failed to load and --init-errors-fatal is set", len(fatal))
 	}
 	return rs, nil
+}
+
+// grouping returns the signature-group settings of the detect section. A priority port list
+// that does not parse, or holds a range, is dropped with a warning, as Suricata does.
+func grouping(st *config.Settings, stderr io.Writer) detect.Grouping {
+	d := st.Detect
+	g := detect.Grouping{Profile: d.Profile, CustomToClient: d.CustomToClientGroups, CustomToServer: d.CustomToServerGroups,
+		SharedMPM: d.SGHMPMContext == "single"}
+	parse := func(key, text string) []uint16 {
+		p, err := rules.ParsePort(text, &st.Vars)
+		if err != nil {
+			warn(stderr, fmt.Sprintf("'%s' is not a valid value for detect.grouping.%s: %v", text, key, err))
+			return []uint16{}
+		}
+		var ports []uint16
+		for _, r := range p.Ranges {
+			if r.First != r.Last {
+				warn(stderr, fmt.Sprintf("'%s' is not a valid value for detect.grouping.%s: only single ports allowed", text, key))
+				return []uint16{}
+			}
+			ports = append(ports, r.First)
+		}
+		return ports
+	}
+	g.TCPPriorityPorts = parse("tcp-priority-ports", d.TCPPriorityPorts)
+	g.UDPPriorityPorts = parse("udp-priority-ports", d.UDPPriorityPorts)
+	return g
 }
 
 // loadThresholds reads threshold.config when the configuration names one that exists (a

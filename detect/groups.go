@@ -1,0 +1,590 @@
+package detect
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/maphash"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/flow"
+	"github.com/meerkat-ids/meerkat/prefilter/hs"
+	"github.com/meerkat-ids/meerkat/rules"
+)
+
+// Grouping configures the signature groups (Suricata's rule groups, "SGHs"): rules are
+// grouped by IP protocol, direction and, for TCP and UDP, the server port (the destination
+// port of to-server packets, the source port of to-client ones), and each group gets its own
+// Hyperscan database of pkt_data fast patterns, so a packet is scanned only for the patterns
+// of rules whose header could accept it.
+type Grouping struct {
+	// Profile is detect.profile: low, medium ("" reads as medium), high or custom. It bounds
+	// the port groups of each direction as Suricata's does: low 15 to-client / 25 to-server,
+	// medium 20/40, high 75/75, custom CustomToClient/CustomToServer (0: no bound).
+	Profile                        string
+	CustomToClient, CustomToServer int
+	// TCPPriorityPorts and UDPPriorityPorts are detect.grouping's priority ports: a group
+	// holding a rule written for exactly one of them is kept apart before any other. nil
+	// means Suricata's defaults; an empty, non-nil slice means none.
+	TCPPriorityPorts, UDPPriorityPorts []uint16
+	// SharedMPM is sgh-mpm-context: single: one database per protocol class (TCP, UDP,
+	// other) and direction shared by every group, as Suricata builds it for Hyperscan under
+	// "auto". By default (auto, full) each group has its own.
+	SharedMPM bool
+}
+
+// Default priority ports (detect.grouping.tcp-priority-ports / udp-priority-ports).
+var (
+	defaultTCPPriorityPorts = []uint16{53, 80, 139, 443, 445, 1433, 3306, 3389, 6666, 6667, 8080}
+	defaultUDPPriorityPorts = []uint16{53, 135, 5060}
+)
+
+// groupLimits returns the most port groups per direction the profile allows (0: no bound).
+func (g *Grouping) groupLimits() (toClient, toServer int) {
+	switch g.Profile {
+	case "low":
+		return 15, 25
+	case "high":
+		return 75, 75
+	case "custom":
+		return g.CustomToClient, g.CustomToServer
+	}
+	return 20, 40
+}
+
+// Group scores, Suricata's DETECT_PGSCORE_*: a port group holding a rule that is costly to
+// have in a shared group (no usable fast pattern, a negated or 1-byte one, SYN-only) or a
+// rule written for a priority port is kept apart first.
+const (
+	scorePriorityPort = 111
+	scoreNoMPM        = 99
+	scoreNegatedMPM   = 77
+	scoreShortMPM     = 55
+	scoreSynOnly      = 33
+)
+
+// GroupStats describes the signature groups of one protocol and direction.
+type GroupStats struct {
+	// Proto is "tcp", "udp" or "other" (every other IP protocol); ToServer the direction.
+	Proto    string
+	ToServer bool
+	// PortGroups are the port ranges with a distinct rule set before the profile's bound
+	// (TCP and UDP); Groups the groups after it; Databases the distinct Hyperscan databases
+	// they use (groups whose fast patterns are the same share one).
+	PortGroups, Groups, Databases int
+}
+
+// sigGroups is the engine's group lookup: per direction, a group index for every TCP and UDP
+// port and every other IP protocol, into mpm.
+type sigGroups struct {
+	tcp, udp [2]*[65536]uint16
+	other    [2][256]uint16
+	// mpm[0] is the empty group (no database); dbs are the distinct databases.
+	mpm   []mpmGroup
+	dbs   []*hs.Database
+	stats []GroupStats
+}
+
+// mpmGroup is one signature group's prefilter: its database and, per pattern id, the iids of
+// the rules using that pattern.
+type mpmGroup struct {
+	db           *hs.Database
+	patternRules [][]uint32
+}
+
+// groupFor returns the signature group of packet p going in direction dir (flowless packets
+// go to server, as in Suricata).
+func (e *Engine) groupFor(p *decode.Packet, dir flow.Direction) *mpmGroup {
+	g := &e.sgh
+	switch p.IPProto {
+	case decode.ProtoTCP:
+		if dir == flow.ToServer {
+			return &g.mpm[g.tcp[dir][p.DstPort]]
+		}
+		return &g.mpm[g.tcp[dir][p.SrcPort]]
+	case decode.ProtoUDP:
+		if dir == flow.ToServer {
+			return &g.mpm[g.udp[dir][p.DstPort]]
+		}
+		return &g.mpm[g.udp[dir][p.SrcPort]]
+	}
+	return &g.mpm[g.other[dir][p.IPProto]]
+}
+
+// GroupStats returns the signature groups' shape, per protocol and direction.
+func (e *Engine) GroupStats() []GroupStats { return e.sgh.stats }
+
+// ruleSet is a set of rule iids as a bitset.
+type ruleSet []uint64
+
+func (s ruleSet) add(iid uint32)      { s[iid>>6] |= 1 << (iid & 63) }
+func (s ruleSet) remove(iid uint32)   { s[iid>>6] &^= 1 << (iid & 63) }
+func (s ruleSet) has(iid uint32) bool { return s[iid>>6]&(1<<(iid&63)) != 0 }
+func (s ruleSet) union(o ruleSet) {
+	for i := range s {
+		s[i] |= o[i]
+	}
+}
+func (s ruleSet) equal(o ruleSet) bool { return slices.Equal(s, o) }
+func (s ruleSet) clone() ruleSet       { return slices.Clone(s) }
+func (s ruleSet) empty() bool          { return !slices.ContainsFunc(s, func(w uint64) bool { return w != 0 }) }
+func (s ruleSet) hash(seed maphash.Seed) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	var b [8]byte
+	for _, w := range s {
+		binary.LittleEndian.PutUint64(b[:], w)
+		h.Write(b[:])
+	}
+	return h.Sum64()
+}
+
+// groupBuilder builds the signature groups.
+type groupBuilder struct {
+	e     *Engine
+	words int
+	seed  maphash.Seed
+	// sets interns group rule sets: a set's index in mpm order, by hash.
+	sets    map[uint64][]int
+	setList []ruleSet
+	// groupOf maps each interned set to its group index in e.sgh.mpm.
+	groupOf []uint16
+}
+
+// portEntry is a port range with the rules of one direction written for it.
+type portEntry struct {
+	first, last uint16
+	rules       ruleSet
+	score       int
+	count       int
+}
+
+// buildGroups computes the signature groups and compiles their databases.
+func (e *Engine) buildGroups() error {
+	b := &groupBuilder{e: e, words: (len(e.rules) + 63) / 64, seed: maphash.MakeSeed(), sets: map[uint64][]int{}}
+	e.sgh.mpm = []mpmGroup{{}}
+	toClient, toServer := e.cfg.Grouping.groupLimits()
+	tcpPrio, udpPrio := e.cfg.Grouping.TCPPriorityPorts, e.cfg.Grouping.UDPPriorityPorts
+	if tcpPrio == nil {
+		tcpPrio = defaultTCPPriorityPorts
+	}
+	if udpPrio == nil {
+		udpPrio = defaultUDPPriorityPorts
+	}
+	scores := make([]int, len(e.rules))
+	for i, r := range e.rules {
+		scores[i] = r.groupScore()
+	}
+	for _, dir := range []flow.Direction{flow.ToServer, flow.ToClient} {
+		limit := toServer
+		if dir == flow.ToClient {
+			limit = toClient
+		}
+		for _, pp := range []struct {
+			proto uint8
+			name  string
+			table *[2]*[65536]uint16
+			prio  []uint16
+		}{{decode.ProtoTCP, "tcp", &e.sgh.tcp, tcpPrio}, {decode.ProtoUDP, "udp", &e.sgh.udp, udpPrio}} {
+			entries := b.portEntries(pp.proto, dir, scores, pp.prio)
+			st := GroupStats{Proto: pp.name, ToServer: dir == flow.ToServer, PortGroups: len(entries)}
+			table := new([65536]uint16)
+			pp.table[dir] = table
+			used := map[uint16]bool{}
+			if e.cfg.Grouping.SharedMPM {
+				// One group for the protocol and direction.
+				all := make(ruleSet, b.words)
+				for _, en := range entries {
+					all.union(en.rules)
+				}
+				gi := b.intern(all)
+				for port := range table {
+					table[port] = gi
+				}
+				st.Groups = 1
+				e.sgh.stats = append(e.sgh.stats, st)
+				continue
+			}
+			own, join := limitGroups(entries, limit)
+			if join != nil {
+				gi := b.intern(join.rules)
+				used[gi] = true
+				for _, en := range entries {
+					for port := int(en.first); port <= int(en.last); port++ {
+						table[port] = gi
+					}
+				}
+			}
+			for _, en := range own {
+				gi := b.intern(en.rules)
+				used[gi] = true
+				for port := int(en.first); port <= int(en.last); port++ {
+					table[port] = gi
+				}
+			}
+			st.Groups = len(used)
+			e.sgh.stats = append(e.sgh.stats, st)
+		}
+		used := map[uint16]bool{}
+		var sets [256]ruleSet
+		shared := make(ruleSet, b.words)
+		for proto := 0; proto < 256; proto++ {
+			if uint8(proto) == decode.ProtoTCP || uint8(proto) == decode.ProtoUDP {
+				continue
+			}
+			sets[proto] = make(ruleSet, b.words)
+			for _, r := range e.rules {
+				if r.groupMember(uint8(proto), dir) {
+					sets[proto].add(r.IID)
+				}
+			}
+			shared.union(sets[proto])
+		}
+		for proto, set := range sets {
+			if set == nil || set.empty() {
+				continue
+			}
+			if e.cfg.Grouping.SharedMPM {
+				// One group for every other protocol of the direction.
+				set = shared
+			}
+			gi := b.intern(set)
+			e.sgh.other[dir][proto] = gi
+			used[gi] = true
+		}
+		e.sgh.stats = append(e.sgh.stats, GroupStats{Proto: "other", ToServer: dir == flow.ToServer, Groups: len(used)})
+	}
+	return b.compile()
+}
+
+// portEntries returns the port ranges of protocol proto and direction dir with a distinct set
+// of rules, in port order: ranges are cut wherever a rule's port range starts or ends (so
+// neighbours never hold the same rules). Each carries the highest score of its rules' port
+// entries.
+func (b *groupBuilder) portEntries(proto uint8, dir flow.Direction, scores []int, prio []uint16) []portEntry {
+	type event struct {
+		port  int // first port of the range, or last+1 for its end
+		iid   uint32
+		score int
+		start bool
+	}
+	var events []event
+	for i, r := range b.e.rules {
+		if !r.groupMember(proto, dir) {
+			continue
+		}
+		for _, pr := range r.groupPorts(dir) {
+			s := scores[i]
+			if pr.First == pr.Last && slices.Contains(prio, pr.First) {
+				s = max(s, scorePriorityPort)
+			}
+			events = append(events, event{int(pr.First), r.IID, s, true}, event{int(pr.Last) + 1, r.IID, s, false})
+		}
+	}
+	slices.SortFunc(events, func(a, b event) int { return a.port - b.port })
+	var entries []portEntry
+	active := make(ruleSet, b.words)
+	var scoreCount [scorePriorityPort + 1]int
+	n := 0
+	for i := 0; i < len(events); {
+		port := events[i].port
+		for ; i < len(events) && events[i].port == port; i++ {
+			ev := events[i]
+			if ev.start {
+				active.add(ev.iid)
+				scoreCount[ev.score]++
+				n++
+			} else {
+				active.remove(ev.iid)
+				scoreCount[ev.score]--
+				n--
+			}
+		}
+		if n == 0 || port > 65535 {
+			continue
+		}
+		last := 65535
+		if i < len(events) {
+			last = events[i].port - 1
+		}
+		score := 0
+		for s := len(scoreCount) - 1; s > 0; s-- {
+			if scoreCount[s] > 0 {
+				score = s
+				break
+			}
+		}
+		count := 0
+		for _, w := range active {
+			count += popcount(w)
+		}
+		entries = append(entries, portEntry{first: uint16(port), last: uint16(last), rules: active.clone(), score: score, count: count})
+	}
+	return entries
+}
+
+// limitGroups keeps the limit best entries (highest score, then most rules, then lowest port:
+// Suricata's CreateGroupedPortList order) as groups of their own and joins the rules of the
+// rest into one group (nil when none is left over). A limit of 0 keeps every entry.
+func limitGroups(entries []portEntry, limit int) (own []portEntry, join *portEntry) {
+	order := slices.Clone(entries)
+	slices.SortStableFunc(order, func(a, b portEntry) int {
+		if a.score != b.score {
+			return b.score - a.score
+		}
+		return b.count - a.count
+	})
+	if limit == 0 || len(order) <= limit {
+		return order, nil
+	}
+	join = &portEntry{rules: order[limit].rules.clone()}
+	for _, en := range order[limit+1:] {
+		join.rules.union(en.rules)
+	}
+	return order[:limit], join
+}
+
+// intern returns the group index of a rule set, adding a group for a new one; an empty set is
+// group 0.
+func (b *groupBuilder) intern(set ruleSet) uint16 {
+	if set.empty() {
+		return 0
+	}
+	h := set.hash(b.seed)
+	for _, k := range b.sets[h] {
+		if b.setList[k].equal(set) {
+			return b.groupOf[k]
+		}
+	}
+	b.sets[h] = append(b.sets[h], len(b.setList))
+	b.setList = append(b.setList, set)
+	gi := uint16(len(b.e.sgh.mpm))
+	b.groupOf = append(b.groupOf, gi)
+	b.e.sgh.mpm = append(b.e.sgh.mpm, mpmGroup{})
+	return gi
+}
+
+// maxCompileWorkers bounds the databases compiled at once.
+const maxCompileWorkers = 4
+
+// compile builds each group's pattern table and Hyperscan database; groups with the same
+// fast patterns share one database, and databases compile in parallel.
+func (b *groupBuilder) compile() error {
+	type key struct {
+		pat    string
+		nocase bool
+	}
+	type dbJob struct {
+		pats []hs.Pattern
+		db   *hs.Database
+		err  error
+		uses []int // group indexes
+	}
+	var jobs []*dbJob
+	byPatterns := map[uint64][]*dbJob{}
+	for k, set := range b.setList {
+		gi := int(b.groupOf[k])
+		g := &b.e.sgh.mpm[gi]
+		ids := map[key]uint32{}
+		var pats []hs.Pattern
+		for iid := range b.e.rules {
+			if !set.has(uint32(iid)) {
+				continue
+			}
+			r := b.e.rules[iid]
+			if !r.hasMPM {
+				continue
+			}
+			fp, _ := r.Src.FastPattern()
+			pk := key{string(fp.Pattern()), fp.Content.Nocase}
+			id, ok := ids[pk]
+			if !ok {
+				id = uint32(len(pats))
+				ids[pk] = id
+				pats = append(pats, hs.Pattern{ID: id, Bytes: fp.Pattern(), Nocase: fp.Content.Nocase})
+				g.patternRules = append(g.patternRules, nil)
+			}
+			g.patternRules[id] = append(g.patternRules[id], uint32(iid))
+		}
+		if len(pats) == 0 {
+			continue
+		}
+		h := patternsHash(pats, b.seed)
+		var job *dbJob
+		for _, j := range byPatterns[h] {
+			if slices.EqualFunc(j.pats, pats, func(a, b hs.Pattern) bool {
+				return a.ID == b.ID && a.Nocase == b.Nocase && string(a.Bytes) == string(b.Bytes)
+			}) {
+				job = j
+				break
+			}
+		}
+		if job == nil {
+			job = &dbJob{pats: pats}
+			byPatterns[h] = append(byPatterns[h], job)
+			jobs = append(jobs, job)
+		}
+		job.uses = append(job.uses, gi)
+	}
+	work := make(chan *dbJob)
+	var wg sync.WaitGroup
+	// A Hyperscan compile of a few thousand literals peaks at 100-300 MB: at most
+	// maxCompileWorkers run at once.
+	for range min(len(jobs), runtime.GOMAXPROCS(0), maxCompileWorkers) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range work {
+				if b.e.cfg.MPMCacheDir != "" {
+					j.db, j.err = hs.CompileCached(j.pats, b.e.cfg.MPMCacheDir)
+				} else {
+					j.db, j.err = hs.Compile(j.pats, hs.Options{})
+				}
+			}
+		}()
+	}
+	for _, j := range jobs {
+		work <- j
+	}
+	close(work)
+	wg.Wait()
+	for _, j := range jobs {
+		if j.err != nil {
+			for _, o := range jobs {
+				o.db.Close()
+			}
+			return fmt.Errorf("detect: compiling %d fast patterns: %w", len(j.pats), j.err)
+		}
+		for _, gi := range j.uses {
+			b.e.sgh.mpm[gi].db = j.db
+		}
+	}
+	b.e.sgh.dbs = make([]*hs.Database, len(jobs))
+	for i, j := range jobs {
+		b.e.sgh.dbs[i] = j.db
+	}
+	b.countDatabases()
+	return nil
+}
+
+// countDatabases fills GroupStats.Databases.
+func (b *groupBuilder) countDatabases() {
+	g := &b.e.sgh
+	for i := range g.stats {
+		st := &g.stats[i]
+		dir := flow.ToClient
+		if st.ToServer {
+			dir = flow.ToServer
+		}
+		dbs := map[*hs.Database]bool{}
+		switch st.Proto {
+		case "tcp", "udp":
+			t := g.tcp[dir]
+			if st.Proto == "udp" {
+				t = g.udp[dir]
+			}
+			for _, gi := range t {
+				if db := g.mpm[gi].db; db != nil {
+					dbs[db] = true
+				}
+			}
+		default:
+			for _, gi := range g.other[dir] {
+				if db := g.mpm[gi].db; db != nil {
+					dbs[db] = true
+				}
+			}
+		}
+		st.Databases = len(dbs)
+	}
+}
+
+func patternsHash(ps []hs.Pattern, seed maphash.Seed) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	for _, p := range ps {
+		h.Write(p.Bytes)
+		h.WriteByte(0)
+		if p.Nocase {
+			h.WriteByte(1)
+		}
+	}
+	return h.Sum64()
+}
+
+// groupMember reports whether the rule belongs in the groups of IP protocol proto and
+// direction dir (RulesGroupByPorts and DetectEngineBuildSgh): its protocol covers proto, its
+// direction allows dir, it is not IP-only (the broad index handles those), and it is not a
+// SYN-only rule without a direction written for server ports, which Suricata leaves out of
+// the to-client groups.
+func (r *Rule) groupMember(proto uint8, dir flow.Direction) bool {
+	if r.ipOnly || !r.anyProto && !r.ipProtos[proto] {
+		return false
+	}
+	if dir == flow.ToServer && !r.Src.ToServer || dir == flow.ToClient && !r.Src.ToClient {
+		return false
+	}
+	if dir == flow.ToClient && r.synNoToClient {
+		return false
+	}
+	return true
+}
+
+// groupPorts returns the rule's port ranges that group it in direction dir: the destination
+// ports to server, the source ports to client.
+func (r *Rule) groupPorts(dir flow.Direction) []rules.PortRange {
+	p := r.dp
+	if dir == flow.ToClient {
+		p = r.sp
+	}
+	if p == nil || len(p.Ranges) == 0 {
+		return []rules.PortRange{{First: 0, Last: 65535}}
+	}
+	return p.Ranges
+}
+
+// groupScore is Suricata's RuleSetScore: for a rule written for specific ports (the
+// destination ports of a rule that goes to server, else the source ports), how costly it is
+// to share a group with it.
+func (r *Rule) groupScore() int {
+	p := r.dp
+	if !r.Src.ToServer {
+		p = r.sp
+	}
+	if p == nil || len(p.Ranges) == 0 || p.Ranges[0] == (rules.PortRange{First: 0, Last: 65535}) {
+		return 0
+	}
+	fp, hasFP := r.Src.FastPattern()
+	switch {
+	case !hasFP && r.payload != nil:
+		return scoreNoMPM
+	case hasFP && fp.Content.Negated:
+		return scoreNegatedMPM
+	case hasFP && fp.Buffer == "pkt_data" && len(fp.Pattern()) == 1:
+		return scoreShortMPM
+	case synOnly(r.Src):
+		return scoreSynOnly
+	}
+	return 0
+}
+
+// synOnly is DetectFlagsSignatureNeedsSynOnlyPackets: a flags keyword that asks for SYN alone
+// (not negated).
+func synOnly(r *rules.Rule) bool {
+	for _, o := range r.Matches {
+		if f, ok := o.Arg.(*rules.TCPFlags); ok && f.Modifier != "!" && f.Flags == 0x02 {
+			return true
+		}
+	}
+	return false
+}
+
+func popcount(w uint64) int {
+	n := 0
+	for ; w != 0; w &= w - 1 {
+		n++
+	}
+	return n
+}
