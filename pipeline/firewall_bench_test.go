@@ -20,7 +20,8 @@ import (
 // BenchmarkFirewallVsIPS replays a capture from memory through one worker with the same
 // threat-detection rules in IPS mode, in firewall mode with no firewall rules and an
 // accept:hook packet-filter policy ("fw-empty"), and in firewall mode with a firewall rule file
-// ("fw"), reporting ns per packet for each and the ratios of packets/s to IPS mode (the
+// ("fw"), and in IPS mode with one shared Hyperscan database per protocol class and direction
+// ("ips-shared", sgh-mpm-context: single), reporting ns per packet for each and the ratios of packets/s to IPS mode (the
 // median over the rounds of each round's ratio); a second IPS engine ("ips-again") is the
 // control. Each
 // iteration replays the capture once in every mode, the order rotating, so that the machine's
@@ -76,6 +77,9 @@ func BenchmarkFirewallVsIPS(b *testing.B) {
 		// is the floor under the other ratios (Hyperscan databases and rule memory land at
 		// other addresses in every build).
 		{name: "ips-again"},
+		// IPS with one Hyperscan database per protocol class and direction instead of one per
+		// signature group (sgh-mpm-context: single).
+		{name: "ips-shared"},
 	}
 	// Engines are built in turn, starting with mode MEERKAT_BENCH_BUILD_FIRST (an index,
 	// default 0): the engine built first in a process tends to run fastest, so runs that
@@ -86,6 +90,8 @@ func BenchmarkFirewallVsIPS(b *testing.B) {
 			return build(td, detect.Config{Firewall: true, Policies: accept})
 		case "fw":
 			return build(append(append([]*rules.Rule(nil), fwRules...), td...), detect.Config{Firewall: true})
+		case "ips-shared":
+			return build(td, detect.Config{IPS: true, Grouping: detect.Grouping{SharedMPM: true}})
 		}
 		return build(td, detect.Config{IPS: true})
 	}

@@ -285,8 +285,12 @@ func TestStartupErrors(t *testing.T) {
 }
 
 func TestVerbose(t *testing.T) {
-	r := runMeerkat(t, "-vv", "-c", "suricata.yaml", "-r", "pcaps/sample.pcap", "--runmode", "single")
-	for _, want := range []string{"info: configuration: suricata.yaml", "runmode single (1 worker(s))", "checksums: TCP"} {
+	r := runMeerkat(t, "-vv", "-c", "suricata.yaml", "-S", "rules/meerkat.rules", "-r", "pcaps/sample.pcap", "--runmode", "single")
+	if strings.Contains(r.stderr, "warning") {
+		t.Errorf("the bundled configuration warns:\n%s", r.stderr)
+	}
+	for _, want := range []string{"info: configuration: suricata.yaml", "runmode single (1 worker(s))", "checksums: TCP",
+		"info: rule groups: tcp toserver: ", "info: rule groups: other toclient: "} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("-vv output lacks %q:\n%s", want, r.stderr)
 		}
