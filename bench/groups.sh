@@ -3,12 +3,16 @@
 # database per signature group (sgh-mpm-context: auto, the default) against one database per
 # protocol class and direction (sgh-mpm-context: single, Suricata's choice for Hyperscan under
 # auto), alternating ROUNDS times, --runmode single. Also measures start-up (-T) and its peak
-# memory in both modes, cold and with a warm database cache (sgh-mpm-caching). Prints medians
-# and per-round ratios, writes bench/results/<date>-<host>-groups.json.
+# memory in both modes, cold and with a warm database cache (sgh-mpm-caching). Then, unless
+# INPROCESS=0, the packet loop alone: INPROCESS rounds (default 9) of BenchmarkFirewallVsIPS's
+# ips (per-group), ips-shared and ips-again (a second per-group engine, the control) modes,
+# the capture in memory, engines rebuilt before each replay. Prints medians and per-round
+# ratios, writes bench/results/<date>-<host>-groups.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ROUNDS=${ROUNDS:-5}
+INPROCESS=${INPROCESS:-9}
 SHARED=${SHARED:-../shared}
 RULES=${RULES:-$SHARED/corpus/rules/et-open-2024-04}
 if [ ! -d "$SHARED/corpus/pcaps" ] || [ ! -d "$RULES" ]; then
@@ -70,6 +74,19 @@ for mode in auto single; do
 done
 groups=$("$work/meerkat" -c "$work/auto-no.yaml" -S "$RULES/*.rules" -r "$work/corpus/$(ls "$work/corpus" | head -1)" -l "$work/l" -v 2>&1 |
 	sed -n 's/^meerkat: info: rule groups: //p' | paste -sd';' | sed 's/"/\\"/g')
+inproc='null'
+if [ "$INPROCESS" -gt 0 ]; then
+	cat "$RULES"/*.rules > "$work/et.rules"
+	: > "$work/empty.rules"
+	MEERKAT_BENCH_CAPTURE="$work/corpus" MEERKAT_BENCH_TD="$work/et.rules" MEERKAT_BENCH_FW="$work/empty.rules" \
+		MEERKAT_BENCH_MODES=ips,ips-shared,ips-again MEERKAT_BENCH_REBUILD=1 \
+		go test ./pipeline -run '^$' -bench FirewallVsIPS -benchtime "${INPROCESS}x" > "$work/inproc.txt" 2>&1
+	line=$(grep '^BenchmarkFirewallVsIPS' "$work/inproc.txt")
+	metric() { echo "$line" | awk -v m="$1" '{for (i = 2; i <= NF; i++) if ($i == m) print $(i-1)}'; }
+	inproc="{\"rounds\": $INPROCESS, \"ns_per_packet\": {\"ips\": $(metric ips-ns/pkt), \"ips_shared\": $(metric ips-shared-ns/pkt), \"ips_again\": $(metric ips-again-ns/pkt)}, \"median_round_ratio_pps\": {\"ips_shared/ips\": $(metric ips-shared/ips-pps), \"ips_again/ips\": $(metric ips-again/ips-pps)}}"
+	printf 'packet loop in process, %s rounds: ns/packet per-group %s, shared %s, per-group again %s; shared/per-group packets/s %s (control %s)\n' \
+		"$INPROCESS" "$(metric ips-ns/pkt)" "$(metric ips-shared-ns/pkt)" "$(metric ips-again-ns/pkt)" "$(metric ips-shared/ips-pps)" "$(metric ips-again/ips-pps)"
+fi
 auto=$(median < "$work/auto.txt"); single=$(median < "$work/single.txt"); ratio=$(median < "$work/ratio.txt")
 printf '\nalerts %s (both modes)\n' "$(cat "$work/auto.alerts")"
 printf '%-34s %12s %14s %14s\n' "mode" "packets/s" "start-up cold" "start-up warm"
@@ -85,7 +102,7 @@ cat > "$out" <<JSON
   "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
   "machine": {"host": "$host", "cpu": "$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)", "cores": $(nproc), "memory": "$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"},
   "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)",
-  "command": "ROUNDS=$ROUNDS bench/groups.sh",
+  "command": "ROUNDS=$ROUNDS INPROCESS=$INPROCESS bench/groups.sh",
   "alerts": $(cat "$work/auto.alerts"),
   "groups": "$groups",
   "auto_pps": [$(paste -sd, "$work/auto.txt")],
@@ -94,6 +111,7 @@ cat > "$out" <<JSON
   "median_auto_pps": $auto,
   "median_single_pps": $single,
   "median_ratio": $ratio,
+  "packet_loop_in_process": $inproc,
   "startup": {"auto_cold": $(pair "${st[auto-cold]}"), "auto_warm": $(pair "${st[auto-warm]}"),
               "single_cold": $(pair "${st[single-cold]}"), "single_warm": $(pair "${st[single-warm]}")},
   "disclaimer": "One machine on one day; a shared, noisy VM. Ratios measured side by side are more trustworthy than absolute figures."
