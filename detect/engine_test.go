@@ -162,8 +162,12 @@ func TestPrefilterMatchesBruteForce(t *testing.T) {
 			if proto == "ip" || proto == "icmp" {
 				ports = ports[:1] // ports need a port protocol
 			}
-			texts = append(texts, fmt.Sprintf("alert %s %s %s -> %s %s (%s sid:%d;)", proto,
-				nets[rng.IntN(len(nets))], ports[rng.IntN(len(ports))], nets[rng.IntN(len(nets))],
+			arrow := "->"
+			if rng.IntN(5) == 0 {
+				arrow = "<>"
+			}
+			texts = append(texts, fmt.Sprintf("alert %s %s %s %s %s %s (%s sid:%d;)", proto,
+				nets[rng.IntN(len(nets))], ports[rng.IntN(len(ports))], arrow, nets[rng.IntN(len(nets))],
 				ports[rng.IntN(len(ports))], strings.Join(opts, " "), i+1))
 			ports = allPorts
 		}
@@ -201,6 +205,12 @@ func TestPrefilterMatchesBruteForce(t *testing.T) {
 				p.IPProto, p.SrcPort, p.DstPort = 1, 0, 0 // ICMP
 			case 2:
 				p.TCPFlags = decode.TCPFlagSYN
+			case 3:
+				if rng.IntN(2) == 0 {
+					p.HasL4, p.SrcPort, p.DstPort = false, 0, 0 // a fragment: no ports
+				} else {
+					p.IPVersion, p.SrcIP, p.DstIP = 6, netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("2001:db8::2")
+				}
 			}
 			var fl *flow.Flow
 			dir := flow.ToServer

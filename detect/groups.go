@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -79,8 +80,8 @@ type GroupStats struct {
 // sigGroups is the engine's group lookup: per direction, a group index for every TCP and UDP
 // port and every other IP protocol, into mpm.
 type sigGroups struct {
-	tcp, udp [2]*[65536]uint16
-	other    [2][256]uint16
+	tcp, udp [2]*[65536]uint32
+	other    [2][256]uint32
 	// mpm[0] is the empty group (no database); dbs are the distinct databases.
 	mpm   []mpmGroup
 	dbs   []*hs.Database
@@ -150,7 +151,7 @@ type groupBuilder struct {
 	sets    map[uint64][]int
 	setList []ruleSet
 	// groupOf maps each interned set to its group index in e.sgh.mpm.
-	groupOf []uint16
+	groupOf []uint32
 }
 
 // portEntry is a port range with the rules of one direction written for it.
@@ -185,14 +186,14 @@ func (e *Engine) buildGroups() error {
 		for _, pp := range []struct {
 			proto uint8
 			name  string
-			table *[2]*[65536]uint16
+			table *[2]*[65536]uint32
 			prio  []uint16
 		}{{decode.ProtoTCP, "tcp", &e.sgh.tcp, tcpPrio}, {decode.ProtoUDP, "udp", &e.sgh.udp, udpPrio}} {
 			entries := b.portEntries(pp.proto, dir, scores, pp.prio)
 			st := GroupStats{Proto: pp.name, ToServer: dir == flow.ToServer, PortGroups: len(entries)}
-			table := new([65536]uint16)
+			table := new([65536]uint32)
 			pp.table[dir] = table
-			used := map[uint16]bool{}
+			used := map[uint32]bool{}
 			if e.cfg.Grouping.SharedMPM {
 				// One group for the protocol and direction.
 				all := make(ruleSet, b.words)
@@ -227,7 +228,7 @@ func (e *Engine) buildGroups() error {
 			st.Groups = len(used)
 			e.sgh.stats = append(e.sgh.stats, st)
 		}
-		used := map[uint16]bool{}
+		used := map[uint32]bool{}
 		var sets [256]ruleSet
 		shared := make(ruleSet, b.words)
 		for proto := 0; proto < 256; proto++ {
@@ -318,7 +319,7 @@ func (b *groupBuilder) portEntries(proto uint8, dir flow.Direction, scores []int
 		}
 		count := 0
 		for _, w := range active {
-			count += popcount(w)
+			count += bits.OnesCount64(w)
 		}
 		entries = append(entries, portEntry{first: uint16(port), last: uint16(last), rules: active.clone(), score: score, count: count})
 	}
@@ -348,7 +349,7 @@ func limitGroups(entries []portEntry, limit int) (own []portEntry, join *portEnt
 
 // intern returns the group index of a rule set, adding a group for a new one; an empty set is
 // group 0.
-func (b *groupBuilder) intern(set ruleSet) uint16 {
+func (b *groupBuilder) intern(set ruleSet) uint32 {
 	if set.empty() {
 		return 0
 	}
@@ -360,7 +361,7 @@ func (b *groupBuilder) intern(set ruleSet) uint16 {
 	}
 	b.sets[h] = append(b.sets[h], len(b.setList))
 	b.setList = append(b.setList, set)
-	gi := uint16(len(b.e.sgh.mpm))
+	gi := uint32(len(b.e.sgh.mpm))
 	b.groupOf = append(b.groupOf, gi)
 	b.e.sgh.mpm = append(b.e.sgh.mpm, mpmGroup{})
 	return gi
@@ -384,29 +385,35 @@ func (b *groupBuilder) compile() error {
 	}
 	var jobs []*dbJob
 	byPatterns := map[uint64][]*dbJob{}
+	// Each rule's fast pattern, chosen once.
+	fps := make([]key, len(b.e.rules))
+	for iid, r := range b.e.rules {
+		if r.hasMPM {
+			fp, _ := r.Src.FastPattern()
+			fps[iid] = key{string(fp.Pattern()), fp.Content.Nocase}
+		}
+	}
 	for k, set := range b.setList {
 		gi := int(b.groupOf[k])
 		g := &b.e.sgh.mpm[gi]
 		ids := map[key]uint32{}
 		var pats []hs.Pattern
-		for iid := range b.e.rules {
-			if !set.has(uint32(iid)) {
-				continue
+		for w, word := range set {
+			for ; word != 0; word &= word - 1 {
+				iid := w*64 + bits.TrailingZeros64(word)
+				if !b.e.rules[iid].hasMPM {
+					continue
+				}
+				pk := fps[iid]
+				id, ok := ids[pk]
+				if !ok {
+					id = uint32(len(pats))
+					ids[pk] = id
+					pats = append(pats, hs.Pattern{ID: id, Bytes: []byte(pk.pat), Nocase: pk.nocase})
+					g.patternRules = append(g.patternRules, nil)
+				}
+				g.patternRules[id] = append(g.patternRules[id], uint32(iid))
 			}
-			r := b.e.rules[iid]
-			if !r.hasMPM {
-				continue
-			}
-			fp, _ := r.Src.FastPattern()
-			pk := key{string(fp.Pattern()), fp.Content.Nocase}
-			id, ok := ids[pk]
-			if !ok {
-				id = uint32(len(pats))
-				ids[pk] = id
-				pats = append(pats, hs.Pattern{ID: id, Bytes: fp.Pattern(), Nocase: fp.Content.Nocase})
-				g.patternRules = append(g.patternRules, nil)
-			}
-			g.patternRules[id] = append(g.patternRules[id], uint32(iid))
 		}
 		if len(pats) == 0 {
 			continue
@@ -562,7 +569,7 @@ func (r *Rule) groupScore() int {
 		return scoreNoMPM
 	case hasFP && fp.Content.Negated:
 		return scoreNegatedMPM
-	case hasFP && fp.Buffer == "pkt_data" && len(fp.Pattern()) == 1:
+	case hasFP && fp.Buffer == "pkt_data" && len(fp.Content.Pattern) == 1:
 		return scoreShortMPM
 	case synOnly(r.Src):
 		return scoreSynOnly
@@ -579,12 +586,4 @@ func synOnly(r *rules.Rule) bool {
 		}
 	}
 	return false
-}
-
-func popcount(w uint64) int {
-	n := 0
-	for ; w != 0; w &= w - 1 {
-		n++
-	}
-	return n
 }

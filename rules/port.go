@@ -14,8 +14,8 @@ type PortRange struct {
 	Last  uint16
 }
 
-// Port is a parsed port field: the ports it matches as sorted, merged ranges with every
-// negation applied.
+// Port is a parsed port field: the ports it matches as sorted ranges with every negation
+// applied; overlapping ranges are merged, neighbours are not.
 type Port struct {
 	// Text is the field as written (variables not expanded).
 	Text string
@@ -52,11 +52,11 @@ func ParsePort(text string, vars *config.Vars) (*Port, error) {
 	if err := parsePortList(text, false, &pos, &neg, vars, 0); err != nil {
 		return nil, err
 	}
-	neg = normalizePorts(neg)
+	neg = normalizePorts(neg, true)
 	if len(neg) == 1 && neg[0] == (PortRange{0, 65535}) {
 		return nil, kwErrf("port", "complete port space is negated in \"%s\"", text)
 	}
-	pos = normalizePorts(pos)
+	pos = normalizePorts(pos, false)
 	if len(pos) == 0 && len(neg) > 0 {
 		pos = []PortRange{{0, 65535}}
 	}
@@ -166,7 +166,11 @@ func parseSinglePort(s string) (PortRange, error) {
 	return PortRange{v, v}, nil
 }
 
-func normalizePorts(rs []PortRange) []PortRange {
+// normalizePorts sorts rs and merges overlapping ranges, and neighbouring ones too when
+// adjacent is set. Positive ranges keep their neighbours apart, as Suricata's port lists do
+// ("80,81" stays two ports), because rule grouping treats a single port differently from a
+// range (a rule written for priority port 80 is scored as such).
+func normalizePorts(rs []PortRange, adjacent bool) []PortRange {
 	if len(rs) < 2 {
 		return rs
 	}
@@ -174,7 +178,11 @@ func normalizePorts(rs []PortRange) []PortRange {
 	out := rs[:1]
 	for _, r := range rs[1:] {
 		last := &out[len(out)-1]
-		if int(r.First) <= int(last.Last)+1 {
+		reach := int(last.Last)
+		if adjacent {
+			reach++
+		}
+		if int(r.First) <= reach {
 			if r.Last > last.Last {
 				last.Last = r.Last
 			}

@@ -17,8 +17,8 @@ func TestGroupingFromConfig(t *testing.T) {
 		warn       string
 	}{
 		{"defaults", "", "[53 80 139 443 445 1433 3306 3389 6666 6667 8080]", "[53 135 5060]", false, ""},
-		{"brackets and variables", "vars:\n  port-groups:\n    WEB: \"8080\"\ndetect:\n  grouping:\n    tcp-priority-ports: \"[22, $WEB]\"\n",
-			"[22 8080]", "[53 135 5060]", false, ""},
+		{"brackets and variables", "vars:\n  port-groups:\n    WEB: \"[8080,8081]\"\ndetect:\n  grouping:\n    tcp-priority-ports: \"[22, [$WEB]]\"\n",
+			"[22 8080 8081]", "[53 135 5060]", false, ""},
 		{"range refused", "detect:\n  grouping:\n    tcp-priority-ports: 80, 1000:1010\n", "[]", "[53 135 5060]", false,
 			"only single ports allowed"},
 		{"bad port", "detect:\n  grouping:\n    udp-priority-ports: 53, dns\n", "[53 80 139 443 445 1433 3306 3389 6666 6667 8080]", "[]", false,

@@ -149,22 +149,18 @@ func grouping(st *config.Settings, stderr io.Writer) detect.Grouping {
 	g := detect.Grouping{Profile: d.Profile, CustomToClient: d.CustomToClientGroups, CustomToServer: d.CustomToServerGroups,
 		SharedMPM: d.SGHMPMContext == "single"}
 	parse := func(key, text string) []uint16 {
-		// Each entry on its own: a whole-list parse would merge neighbours such as the
-		// default 6666, 6667 into a range.
+		p, err := rules.ParsePort(text, &st.Vars)
+		if err != nil {
+			warn(stderr, fmt.Sprintf("'%s' is not a valid value for detect.grouping.%s: %v", text, key, err))
+			return []uint16{}
+		}
 		var ports []uint16
-		for _, el := range strings.Split(strings.Trim(strings.TrimSpace(text), "[]"), ",") {
-			p, err := rules.ParsePort(strings.TrimSpace(el), &st.Vars)
-			if err != nil {
-				warn(stderr, fmt.Sprintf("'%s' is not a valid value for detect.grouping.%s: %v", text, key, err))
+		for _, r := range p.Ranges {
+			if r.First != r.Last {
+				warn(stderr, fmt.Sprintf("'%s' is not a valid value for detect.grouping.%s: only single ports allowed", text, key))
 				return []uint16{}
 			}
-			for _, r := range p.Ranges {
-				if r.First != r.Last || len(p.Ranges) > 1 {
-					warn(stderr, fmt.Sprintf("'%s' is not a valid value for detect.grouping.%s: only single ports allowed", text, key))
-					return []uint16{}
-				}
-				ports = append(ports, r.First)
-			}
+			ports = append(ports, r.First)
 		}
 		return ports
 	}
