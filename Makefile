@@ -63,6 +63,7 @@ conformance: build
 bench: build
 	./bench/replay.sh
 	./bench/detect.sh
+	./bench/groups.sh
 	./bench/broad.sh
 	./bench/firewall.sh
 	./bench/rules_load.sh
