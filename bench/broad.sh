@@ -6,6 +6,7 @@
 # bench/results/<date>-<host>-broad.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 ROUNDS=${ROUNDS:-5}
 SHARED=${SHARED:-../shared}
 if [ ! -d "$SHARED/corpus/pcaps" ]; then
@@ -17,13 +18,7 @@ trap 'rm -rf "$work"' EXIT
 go build -o "$work/meerkat" ./cmd/meerkat
 go run ./bench/gen-broad -n 1000 -seed 1 > "$work/1k.rules"
 go run ./bench/gen-broad -n 50000 -seed 1 > "$work/50k.rules"
-mkdir -p "$work/corpus"
-i=0
-while IFS= read -r f; do
-	i=$((i + 1))
-	ln -s "$(realpath "$f")" "$work/corpus/$(printf '%04d' $i)-$(basename "$f")"
-done < <(find "$SHARED/corpus/pcaps" -type f ! -name '*.md' ! -name '*.txt' ! -name '*.tsv' ! -name 'LICENSE*' ! -name 'README*' | sort)
-median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+link_corpus "$work/corpus"
 : > "$work/1k.txt"; : > "$work/50k.txt"
 for r in $(seq "$ROUNDS"); do
 	for n in 1k 50k; do

@@ -6,6 +6,7 @@
 # bench/results/<date>-<host>-detect.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 ROUNDS=${ROUNDS:-5}
 SHARED=${SHARED:-../shared}
@@ -17,14 +18,8 @@ fi
 work=$(mktemp -d /tmp/meerkat-detect.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/meerkat" ./cmd/meerkat
-mkdir -p "$work/corpus"
-i=0
-while IFS= read -r f; do
-	i=$((i + 1))
-	ln -s "$(realpath "$f")" "$work/corpus/$(printf '%04d' $i)-$(basename "$f")"
-done < <(find "$SHARED/corpus/pcaps" -type f ! -name '*.md' ! -name '*.txt' ! -name '*.tsv' ! -name 'LICENSE*' ! -name 'README*' | sort)
+link_corpus "$work/corpus"
 
-median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 : > "$work/off.txt"; : > "$work/on.txt"; : > "$work/allocs.txt"
 for r in $(seq "$ROUNDS"); do
 	rm -rf "$work/l1" "$work/l2"; mkdir -p "$work/l1" "$work/l2"

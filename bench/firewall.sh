@@ -28,6 +28,7 @@
 # measures the packet loop from memory in one process, for profiling.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 RANDOM=${SEED:-1}
 ROUNDS=${ROUNDS:-15}
 SHARED=${SHARED:-../shared}
@@ -41,12 +42,7 @@ fi
 work=$(mktemp -d /tmp/meerkat-firewall.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/meerkat" ./cmd/meerkat
-mkdir -p "$work/corpus"
-i=0
-while IFS= read -r f; do
-	i=$((i + 1))
-	ln -s "$(realpath "$f")" "$work/corpus/$(printf '%04d' $i)-$(basename "$f")"
-done < <(find "$SHARED/corpus/pcaps" -type f ! -name '*.md' ! -name '*.txt' ! -name '*.tsv' ! -name 'LICENSE*' ! -name 'README*' | sort)
+link_corpus "$work/corpus"
 
 # Threat-detection rules: every ET rule line (the engine refuses the ones it cannot evaluate yet;
 # they are not counted) and as many broad rules as make TD_RULES loaded rules.
@@ -91,7 +87,6 @@ for c in "${configs[@]}"; do
 	run "$c" "$work/out-$c"
 	cp "$work/$c.err" "$work/$c.warm.err"
 done
-median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 : > "$work/order.txt"
 for c in "${configs[@]}"; do : > "$work/$c.txt"; done
 for r in $(seq "$ROUNDS"); do

@@ -10,6 +10,7 @@
 # ratios, writes bench/results/<date>-<host>-groups.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 ROUNDS=${ROUNDS:-5}
 INPROCESS=${INPROCESS:-9}
@@ -26,12 +27,7 @@ fi
 work=$(mktemp -d /tmp/meerkat-groups.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/meerkat" ./cmd/meerkat
-mkdir -p "$work/corpus"
-i=0
-while IFS= read -r f; do
-	i=$((i + 1))
-	ln -s "$(realpath "$f")" "$work/corpus/$(printf '%04d' $i)-$(basename "$f")"
-done < <(find "$SHARED/corpus/pcaps" -type f ! -name '*.md' ! -name '*.txt' ! -name '*.tsv' ! -name 'LICENSE*' ! -name 'README*' | sort)
+link_corpus "$work/corpus"
 for mode in auto single; do
 	for cache in no yes; do
 		cat > "$work/$mode-$cache.yaml" <<YAML
@@ -46,7 +42,6 @@ YAML
 	done
 done
 
-median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 for f in auto single ratio; do : > "$work/$f.txt"; done
 for r in $(seq "$ROUNDS"); do
 	for mode in auto single; do

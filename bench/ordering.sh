@@ -8,6 +8,7 @@
 # (hyperfine medians). Writes bench/results/<date>-<host>-ordering.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 RUNS=${RUNS:-3}
 SHARED=${SHARED:-../shared}
 ET=${ET:-$SHARED/corpus/rules/et-open-2024-04}
@@ -19,12 +20,7 @@ fi
 work=$(mktemp -d /tmp/meerkat-ordering.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/meerkat" ./cmd/meerkat
-mkdir -p "$work/corpus"
-i=0
-while IFS= read -r f; do
-	i=$((i + 1))
-	ln -s "$(realpath "$f")" "$work/corpus/$(printf '%04d' $i)-$(basename "$f")"
-done < <(find "$SHARED/corpus/pcaps" -type f ! -name '*.md' ! -name '*.txt' ! -name '*.tsv' ! -name 'LICENSE*' ! -name 'README*' | sort)
+link_corpus "$work/corpus"
 
 # The rules: every ET rule line (the engine refuses the ones it cannot evaluate, the same way in
 # every order) and the broad rules.

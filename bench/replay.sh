@@ -18,6 +18,7 @@
 # judged only when the corpus is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 ROUNDS=${ROUNDS:-5}
 FLOWS=${FLOWS:-30000}
@@ -33,19 +34,13 @@ captures=("$work/bulk.pcap")
 if [ -d "$SHARED/corpus/pcaps" ]; then
 	# The corpus is many small files in folders; readloop and meerkat both take a directory of
 	# captures, so gather them (as links) into one.
-	mkdir -p "$work/corpus"
-	i=0
-	while IFS= read -r f; do
-		i=$((i + 1))
-		ln -s "$(realpath "$f")" "$work/corpus/$(printf '%04d' $i)-$(basename "$f")"
-	done < <(find "$SHARED/corpus/pcaps" -type f ! -name '*.md' ! -name '*.txt' ! -name '*.tsv' ! -name 'LICENSE*' ! -name 'README*' | sort)
+	link_corpus "$work/corpus"
 	captures+=("$work/corpus")
 else
 	echo "note: $SHARED/corpus/pcaps not found; only the synthetic capture is measured" >&2
 fi
 
 now_ns() { date +%s%N; }
-median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 host=$(hostname -s 2>/dev/null || echo host)
 day=$(date -u +%Y-%m-%d)
