@@ -758,7 +758,7 @@ func TestDefaults(t *testing.T) {
 	check("Defrag", s.Defrag, Defrag{Memcap: 32 << 20, HashSize: 65536, Trackers: 65535, MaxFrags: 65535, Prealloc: true, Timeout: 60 * time.Second})
 	check("Detect", s.Detect, Detect{Profile: "medium", CustomToClientGroups: 20, CustomToServerGroups: 40,
 		TCPPriorityPorts: DefaultTCPPriorityPorts, UDPPriorityPorts: DefaultUDPPriorityPorts, SGHMPMContext: "auto",
-		SGHMPMCachingPath: "/var/lib/suricata/cache/sgh", InspectionRecursionLimit: 3000, StreamTxLogLimit: 4,
+		SGHMPMCachingPath: "/var/lib/suricata/cache/sgh", SGHMPMCachingMaxAge: 7 * 24 * time.Hour, InspectionRecursionLimit: 3000, StreamTxLogLimit: 4,
 		PrefilterDefault: "mpm", Thresholds: Thresholds{HashSize: 16384, Memcap: 16 << 20}})
 	check("PCRE", s.PCRE, PCRE{MatchLimit: 3500, MatchLimitRecursion: 1500})
 	check("Firewall.PacketFilter", s.Firewall.PacketFilter, []string{"drop:packet"})
@@ -838,6 +838,7 @@ func TestSettingsValidation(t *testing.T) {
 		{"emergency", "flow:\n  emergency-recovery: 200\n", "", "flow.emergency-recovery"},
 		{"custom groups", "detect:\n  custom-values:\n    toserver-groups: 70000\n", "", "detect.custom-values.toserver-groups: invalid value \"70000\""},
 		{"custom groups text", "detect:\n  custom-values:\n    toclient-groups: many\n", "", "toclient-groups"},
+		{"cache max age", "detect:\n  sgh-mpm-caching-max-age: soon\n", "", "detect.sgh-mpm-caching-max-age: invalid duration \"soon\": using 168h0m0s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -972,6 +973,37 @@ stats:
 	a = settings(t, c).Outputs.EVE.Alert
 	if !a.Metadata || !a.AppLayer || !a.Flow || !a.RuleMetadata || a.RuleRaw || !a.Enabled {
 		t.Errorf("plain alert -> %+v", a)
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"10", 10 * time.Second, true},
+		{"0", 0, true},
+		{"2H", 2 * time.Hour, true},
+		{"1 day", 24 * time.Hour, true},
+		{"1w", 7 * 24 * time.Hour, true},
+		{"7d", 7 * 24 * time.Hour, true},
+		{"1h 30m", 90 * time.Minute, true},
+		{"1h30m", 90 * time.Minute, true},
+		{"1y", 31557600 * time.Second, true},
+		{"2 months", 2 * 2629746 * time.Second, true},
+		{"", 0, false},
+		{"d", 0, false},
+		{"10 parsecs", 0, false},
+		{"-5s", 0, false},
+		{"99999999999999999999s", 0, false},
+		{"9999999999y", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := ParseDuration(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v, ok %v", tt.in, got, err, tt.want, tt.ok)
+		}
 	}
 }
 

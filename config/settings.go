@@ -2,7 +2,10 @@ package config
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -283,6 +286,10 @@ type Detect struct {
 	SGHMPMCaching bool
 	// SGHMPMCachingPath is sgh-mpm-caching-path (default /var/lib/suricata/cache/sgh).
 	SGHMPMCachingPath string
+	// SGHMPMCachingMaxAge is sgh-mpm-caching-max-age: cached databases unused for longer are
+	// pruned after start-up; 0 disables pruning. Default (also for a value that does not
+	// parse, with a warning) 7 days, as in Suricata 8.
+	SGHMPMCachingMaxAge time.Duration
 	// InspectionRecursionLimit is inspection-recursion-limit (default 3000).
 	InspectionRecursionLimit int
 	// StreamTxLogLimit is stream-tx-log-limit (default 4).
@@ -430,6 +437,7 @@ func (c *Config) Settings() (*Settings, error) {
 		SGHMPMContext:            b.enum("detect.sgh-mpm-context", "auto", "auto", "single", "full"),
 		SGHMPMCaching:            b.bool("detect.sgh-mpm-caching", false),
 		SGHMPMCachingPath:        b.str("detect.sgh-mpm-caching-path", "/var/lib/suricata/cache/sgh"),
+		SGHMPMCachingMaxAge:      b.durationWarn("detect.sgh-mpm-caching-max-age", 7*24*time.Hour),
 		InspectionRecursionLimit: b.intRange("detect.inspection-recursion-limit", 3000, 0, 1<<31-1),
 		StreamTxLogLimit:         b.intRange("detect.stream-tx-log-limit", 4, 0, 255),
 		GuessApplayerTx:          b.bool("detect.guess-applayer-tx", false),
@@ -554,6 +562,77 @@ func (b *builder) enum(key, def string, allowed ...string) string {
 	n, _ := b.c.Get(key)
 	b.fail(nodeError(n, key, "invalid value %q (expected one of: %s)", v, strings.Join(allowed, ", ")))
 	return def
+}
+
+// durationWarn returns the time duration at key (ParseDuration), def when missing; a value that
+// does not parse is replaced by def with a warning.
+func (b *builder) durationWarn(key string, def time.Duration) time.Duration {
+	n, ok := b.c.Get(key)
+	if !ok || n.IsNull() || n.Kind != ScalarNode || strings.TrimSpace(n.Value) == "" {
+		return def
+	}
+	d, err := ParseDuration(n.Value)
+	if err != nil {
+		b.warn(n, key, "%v: using %s", err, def)
+		return def
+	}
+	return d
+}
+
+// ParseDuration parses a time duration as Suricata's SCParseTimeDuration does (the humantime
+// syntax): a plain number is seconds; otherwise one or more <number><unit> terms, spaces
+// allowed between them, units ns, us, ms, s (sec, second(s)), m (min, minute(s)), h (hr,
+// hour(s)), d (day(s)), w (week(s)), month(s) (30.44 days) and y (year(s), 365.25 days), case
+// ignored.
+func ParseDuration(text string) (time.Duration, error) {
+	s := strings.ToLower(strings.TrimSpace(text))
+	if s == "" {
+		return 0, fmt.Errorf("empty duration")
+	}
+	if strings.Trim(s, "0123456789") == "" {
+		s += "s"
+	}
+	units := map[string]time.Duration{
+		"ns": time.Nanosecond, "nsec": time.Nanosecond, "us": time.Microsecond, "usec": time.Microsecond,
+		"ms": time.Millisecond, "msec": time.Millisecond,
+		"s": time.Second, "sec": time.Second, "secs": time.Second, "second": time.Second, "seconds": time.Second,
+		"m": time.Minute, "min": time.Minute, "mins": time.Minute, "minute": time.Minute, "minutes": time.Minute,
+		"h": time.Hour, "hr": time.Hour, "hrs": time.Hour, "hour": time.Hour, "hours": time.Hour,
+		"d": 24 * time.Hour, "day": 24 * time.Hour, "days": 24 * time.Hour,
+		"w": 7 * 24 * time.Hour, "week": 7 * 24 * time.Hour, "weeks": 7 * 24 * time.Hour,
+		"month": 2629746 * time.Second, "months": 2629746 * time.Second,
+		"y": 31557600 * time.Second, "year": 31557600 * time.Second, "years": 31557600 * time.Second,
+	}
+	var total time.Duration
+	for s != "" {
+		s = strings.TrimLeft(s, " ")
+		i := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		j := i
+		for j < len(s) && s[j] == ' ' {
+			j++
+		}
+		k := j
+		for k < len(s) && s[k] >= 'a' && s[k] <= 'z' {
+			k++
+		}
+		if i == 0 || k == j {
+			return 0, fmt.Errorf("invalid duration %q", text)
+		}
+		n, err := strconv.ParseUint(s[:i], 10, 63)
+		unit, ok := units[s[j:k]]
+		if err != nil || !ok {
+			return 0, fmt.Errorf("invalid duration %q", text)
+		}
+		if n > uint64(math.MaxInt64/unit) || total > math.MaxInt64-time.Duration(n)*unit {
+			return 0, fmt.Errorf("duration %q is too long", text)
+		}
+		total += time.Duration(n) * unit
+		s = s[k:]
+	}
+	return total, nil
 }
 
 // Default port lists of detect.grouping (DetectEngineCtxLoadConf).

@@ -493,3 +493,49 @@ func TestTaggedPackets(t *testing.T) {
 		}
 	}
 }
+
+// TestPatternCache runs with sgh-mpm-caching on: the first run stores the compiled databases,
+// the second reads them back and alerts the same; start-up prunes cache files unused for
+// longer than sgh-mpm-caching-max-age and leaves the others.
+func TestPatternCache(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, strings.Repeat("ab", 32)+".hsdb")
+	if err := os.WriteFile(stale, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	month := time.Now().Add(-30 * 24 * time.Hour)
+	if err := os.Chtimes(stale, month, month); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-c", "suricata.yaml", "-S", "rules/meerkat.rules", "-r", "pcaps/sample.pcap", "--runmode", "single",
+		"--set", "detect.sgh-mpm-caching=yes", "--set", "detect.sgh-mpm-caching-path=" + dir}
+	first := runMeerkat(t, args...)
+	if first.code != 0 {
+		t.Fatalf("exit %d: %s", first.code, first.stderr)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("a cache file unused for 30 days is still there (err %v)", err)
+	}
+	stored, _ := filepath.Glob(filepath.Join(dir, "*.hsdb"))
+	if len(stored) == 0 {
+		t.Fatal("no database was stored in the cache")
+	}
+	second := runMeerkat(t, args...)
+	if second.code != 0 || len(second.eve) == 0 || countAlerts(second.eve) != countAlerts(first.eve) || countAlerts(first.eve) == 0 {
+		t.Errorf("alerts with a warm cache %d, cold %d (exit %d)", countAlerts(second.eve), countAlerts(first.eve), second.code)
+	}
+	kept, _ := filepath.Glob(filepath.Join(dir, "*.hsdb"))
+	if len(kept) != len(stored) {
+		t.Errorf("cache files %d after the second run, %d after the first", len(kept), len(stored))
+	}
+}
+
+func countAlerts(eve []map[string]any) int {
+	n := 0
+	for _, e := range eve {
+		if e["event_type"] == "alert" {
+			n++
+		}
+	}
+	return n
+}

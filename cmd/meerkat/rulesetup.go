@@ -13,6 +13,7 @@ import (
 	"github.com/meerkat-ids/meerkat/config"
 	"github.com/meerkat-ids/meerkat/detect"
 	"github.com/meerkat-ids/meerkat/firewall"
+	"github.com/meerkat-ids/meerkat/prefilter/hs"
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
@@ -131,6 +132,12 @@ func loadRules(o *options, st *config.Settings, fw *firewallSetup, files []strin
 			return nil, fail("firewall rule %s:%d (sid %d) cannot be evaluated; firewall rules must all load", be.Rule.File, be.Rule.Line, be.Rule.SID)
 		}
 		fatal = append(fatal, e.Error())
+	}
+	if cache != "" && st.Detect.SGHMPMCachingMaxAge > 0 {
+		// As Suricata 8 does after compiling: databases unused for sgh-mpm-caching-max-age go.
+		if _, err := hs.PruneCache(cache, st.Detect.SGHMPMCachingMaxAge, 0); err != nil {
+			warn(stderr, fmt.Sprintf("pruning the pattern database cache %s: %v", cache, err))
+		}
 	}
 	rs.stats.Loaded -= len(buildErrs)
 	rs.stats.Failed += len(buildErrs)
