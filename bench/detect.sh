@@ -19,13 +19,14 @@ work=$(mktemp -d /tmp/meerkat-detect.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/meerkat" ./cmd/meerkat
 link_corpus "$work/corpus"
+conf=$(cached_config "$work")
 
 : > "$work/off.txt"; : > "$work/on.txt"; : > "$work/allocs.txt"
 for r in $(seq "$ROUNDS"); do
 	rm -rf "$work/l1" "$work/l2"; mkdir -p "$work/l1" "$work/l2"
-	"$work/meerkat" -c suricata.yaml -r "$work/corpus" -l "$work/l1" --runmode single -k none --disable-detection 2> "$work/off.err" >/dev/null
+	"$work/meerkat" -c "$conf" -r "$work/corpus" -l "$work/l1" --runmode single -k none --disable-detection 2> "$work/off.err" >/dev/null
 	awk '/^packets\/s:/ {print $2}' "$work/off.err" >> "$work/off.txt"
-	"$work/meerkat" -c suricata.yaml -S "$RULES/*.rules" -r "$work/corpus" -l "$work/l2" --runmode single -k none 2> "$work/on.err" >/dev/null
+	"$work/meerkat" -c "$conf" -S "$RULES/*.rules" -r "$work/corpus" -l "$work/l2" --runmode single -k none 2> "$work/on.err" >/dev/null
 	awk '/^packets\/s:/ {print $2}' "$work/on.err" >> "$work/on.txt"
 	awk '/^heap allocations per packet:/ {print $5}' "$work/on.err" >> "$work/allocs.txt"
 done

@@ -43,11 +43,12 @@ work=$(mktemp -d /tmp/meerkat-firewall.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/meerkat" ./cmd/meerkat
 link_corpus "$work/corpus"
+conf=$(cached_config "$work")
 
 # Threat-detection rules: every ET rule line (the engine refuses the ones it cannot evaluate yet;
 # they are not counted) and as many broad rules as make TD_RULES loaded rules.
 grep -hE '^(alert|drop|pass|reject)' "$ET"/*.rules > "$work/et.rules"
-"$work/meerkat" -c suricata.yaml -T -S "$work/et.rules" 2> "$work/et.err" >/dev/null ||
+"$work/meerkat" -c "$conf" -T -S "$work/et.rules" 2> "$work/et.err" >/dev/null ||
 	{ echo "firewall.sh: meerkat -T failed on the ET Open rules: $(grep -v 'not supported yet' "$work/et.err" | tail -3)" >&2; exit 1; }
 et_loaded=$(sed -nE 's/.* ([0-9]+) rules successfully loaded.*/\1/p' "$work/et.err" | tail -1)
 et_loaded=${et_loaded:-0}
@@ -76,7 +77,7 @@ run() {
 	# configuration measured 8.5% apart from a 3,000-byte variable alone, so a layout bias fixed
 	# per configuration would pass for a difference between them. Each run gets a fresh one.
 	local pad=$((RANDOM % 4096))
-	if ! MEERKAT_LAYOUT_PAD=$(head -c "$pad" /dev/zero | tr '\0' x) "$work/meerkat" -c suricata.yaml $(args "$1") -r "$work/corpus" -l "$2" --runmode single -k none --simulate-ips 2> "$work/$1.err" >/dev/null; then
+	if ! MEERKAT_LAYOUT_PAD=$(head -c "$pad" /dev/zero | tr '\0' x) "$work/meerkat" -c "$conf" $(args "$1") -r "$work/corpus" -l "$2" --runmode single -k none --simulate-ips 2> "$work/$1.err" >/dev/null; then
 		echo "firewall.sh: the $1 run failed: $(grep -v 'not supported yet' "$work/$1.err" | tail -3)" >&2
 		exit 1
 	fi
@@ -175,9 +176,9 @@ cat > "$out" <<JSON
   "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)",
   "command": "ROUNDS=$ROUNDS TD_RULES=$TD_RULES FW_RULES=$FW_RULES bench/firewall.sh",
   "configurations": {
-    "ips": "meerkat -c suricata.yaml $(args ips | sed "s|$work/||g") -r CORPUS -l LOGDIR --runmode single -k none --simulate-ips",
-    "fw": "meerkat -c suricata.yaml $(args fw | sed "s|$work/||g") -r CORPUS -l LOGDIR --runmode single -k none --simulate-ips",
-    "fw-empty": "meerkat -c suricata.yaml $(args fw-empty | sed "s|$work/||g") -r CORPUS -l LOGDIR --runmode single -k none --simulate-ips"
+    "ips": "meerkat -c cached.yaml $(args ips | sed "s|$work/||g") -r CORPUS -l LOGDIR --runmode single -k none --simulate-ips",
+    "fw": "meerkat -c cached.yaml $(args fw | sed "s|$work/||g") -r CORPUS -l LOGDIR --runmode single -k none --simulate-ips",
+    "fw-empty": "meerkat -c cached.yaml $(args fw-empty | sed "s|$work/||g") -r CORPUS -l LOGDIR --runmode single -k none --simulate-ips"
   },
   "td_rules": "grep -hE '^(alert|drop|pass|reject)' ET/*.rules ($et_loaded load) + go run ./bench/gen-broad -n $broad -seed 1",
   "fw_rules": "go run ./bench/gen-firewall -n $FW_RULES -seed 1 ($(grep -vc '^#' "$work/fw.rules") rules)",

@@ -21,6 +21,7 @@ work=$(mktemp -d /tmp/meerkat-ordering.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/meerkat" ./cmd/meerkat
 link_corpus "$work/corpus"
+conf=$(cached_config "$work")
 
 # The rules: every ET rule line (the engine refuses the ones it cannot evaluate, the same way in
 # every order) and the broad rules.
@@ -42,7 +43,7 @@ done
 # The orders must give the same engine: the same alerts, line for line once sorted.
 for o in sorted shuffled reversed broadlast; do
 	mkdir -p "$work/out-$o"
-	"$work/meerkat" -c suricata.yaml -S "$work/$o.rules" -r "$work/corpus" -l "$work/out-$o" --runmode single -k none 2>/dev/null
+	"$work/meerkat" -c "$conf" -S "$work/$o.rules" -r "$work/corpus" -l "$work/out-$o" --runmode single -k none 2>/dev/null
 	grep '"event_type":"alert"' "$work/out-$o/eve.json" | sort | md5sum > "$work/alerts-$o.md5"
 done
 same=true
@@ -57,7 +58,7 @@ mkdir -p "$work/l"
 for r in $(seq "$RUNS"); do
 	for o in sorted shuffled reversed broadlast; do
 		hyperfine -N -r 1 --export-json "$work/hf-$o-$r.json" \
-			"$work/meerkat -c suricata.yaml -S $work/$o.rules -r $work/corpus -l $work/l --runmode single -k none" >/dev/null 2>&1
+			"$work/meerkat -c $conf -S $work/$o.rules -r $work/corpus -l $work/l --runmode single -k none" >/dev/null 2>&1
 	done
 done
 read -r fastest slowest ratio < <(python3 - "$work" "$RUNS" <<'PY'
