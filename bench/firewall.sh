@@ -101,29 +101,8 @@ for r in $(seq "$ROUNDS"); do
 	echo "\"${order[*]}\"" >> "$work/order.txt"
 done
 ips=$(median < "$work/ips.txt"); fw=$(median < "$work/fw.txt"); fwe=$(median < "$work/fw-empty.txt")
-# Paired ratios: median and its 95% confidence interval (the k-th smallest and largest of n,
-# k the largest with P(Binomial(n, 1/2) < k) <= 0.025).
-paired() {
-	python3 - "$work/ips.txt" "$work/$1.txt" <<'PY'
-import math, sys
-a = [float(x) for x in open(sys.argv[1])]
-b = [float(x) for x in open(sys.argv[2])]
-r = sorted(y / x for x, y in zip(a, b))
-n = len(r)
-med = r[n // 2] if n % 2 else (r[n // 2 - 1] + r[n // 2]) / 2
-k, cum = 0, 0.0
-while True:
-    p = math.comb(n, k) / 2 ** n
-    if cum + p > 0.025:
-        break
-    cum += p
-    k += 1
-lo, hi = (r[k - 1], r[n - k]) if k >= 1 else (r[0], r[-1])
-print(f"{med:.3f} {lo:.3f} {hi:.3f} {','.join(f'{x:.3f}' for x in r)}")
-PY
-}
-read -r ratio_fw lo_fw hi_fw all_fw < <(paired fw)
-read -r ratio_fwe lo_fwe hi_fwe all_fwe < <(paired fw-empty)
+read -r ratio_fw lo_fw hi_fw all_fw < <(paired_ratios "$work/ips.txt" "$work/fw.txt")
+read -r ratio_fwe lo_fwe hi_fwe all_fwe < <(paired_ratios "$work/ips.txt" "$work/fw-empty.txt")
 verdict_fw=$(awk -v r="$ratio_fw" 'BEGIN {print (r >= 0.95) ? "PASS" : "FAIL"}')
 verdict_fwe=$(awk -v h="$hi_fwe" 'BEGIN {print (h >= 1.0) ? "PASS" : "FAIL"}')
 

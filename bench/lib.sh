@@ -36,3 +36,27 @@ machine_json() {
 		"$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)" "$(nproc)" \
 		"$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
 }
+
+# paired_ratios A B: for files A and B holding one figure per round (same rounds, same order),
+# the per-round ratios B/A: prints the median, its 95% confidence interval (the k-th smallest
+# and largest of n, k the largest with P(Binomial(n, 1/2) < k) <= 0.025) and every ratio,
+# sorted and comma-separated.
+paired_ratios() {
+	python3 - "$1" "$2" <<'PY'
+import math, sys
+a = [float(x) for x in open(sys.argv[1])]
+b = [float(x) for x in open(sys.argv[2])]
+r = sorted(y / x for x, y in zip(a, b))
+n = len(r)
+med = r[n // 2] if n % 2 else (r[n // 2 - 1] + r[n // 2]) / 2
+k, cum = 0, 0.0
+while True:
+    p = math.comb(n, k) / 2 ** n
+    if cum + p > 0.025:
+        break
+    cum += p
+    k += 1
+lo, hi = (r[k - 1], r[n - k]) if k >= 1 else (r[0], r[-1])
+print(f"{med:.3f} {lo:.3f} {hi:.3f} {','.join(f'{x:.3f}' for x in r)}")
+PY
+}
