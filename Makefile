@@ -10,12 +10,13 @@ PCAP      ?= pcaps/sample.pcap
 RULES     ?= rules/meerkat.rules
 FUZZTIME  ?= 10s
 DEB_PKGS  := libhyperscan-dev pkg-config
+BENCH_PKGS := hyperfine time
 
 # Hyperscan's literal API (hs_compile_lit_multi) compiles and scans faster than hex-escaped
 # regexes; gohs enables it with this tag (prefilter/hs builds either way).
 export GOFLAGS := $(GOFLAGS) -tags=hyperscan_v54
 
-.PHONY: all deps build test run bench bench-go fuzz lint conformance clean
+.PHONY: all deps build test run bench bench-deps bench-go fuzz lint conformance clean
 
 all: build
 
@@ -60,16 +61,34 @@ test: build
 conformance: build
 	./$(VERIFY) --meerkat ./$(MEERKAT) --tests $(SHARED)/conformance/tests --report
 
-bench: build
+bench: build bench-deps
 	./bench/replay.sh
-	./bench/detect.sh
-	./bench/groups.sh
+	./bench/corpus.sh
+	ROUNDS=3 INPROCESS=3 ./bench/groups.sh
 	./bench/broad.sh
-	./bench/firewall.sh
+	./bench/modes.sh
+	ROUNDS=9 ./bench/firewall.sh
+	./bench/scaling.sh
+	./bench/cores.sh
+	./bench/ordering.sh
 	./bench/rules_load.sh
+	./bench/peer.sh
+	COUNT=1 ./bench/go.sh
+
+# bench-deps installs what the bench scripts use besides Go: hyperfine (ordering.sh) and GNU
+# time (peak memory in groups.sh).
+bench-deps:
+	@for p in $(BENCH_PKGS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "bench-deps: installing$$missing"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
 
 bench-go: deps
-	$(GO) test -run '^$$' -bench . -benchmem ./decode/ ./flow/ ./capture/ ./output/ ./pipeline/
+	./bench/go.sh
 
 # fuzz runs every fuzz target for FUZZTIME each.
 fuzz: deps

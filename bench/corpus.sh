@@ -3,7 +3,7 @@
 # ET Open 2024 rules (every rule the engine can evaluate) against the same replay with
 # --disable-detection, alternating, ROUNDS times each, --runmode single. Prints medians and the
 # ratio (the bar is 0.4), the rules loaded, the alerts, and writes
-# bench/results/<date>-<host>-detect.json.
+# bench/results/<date>-<host>-corpus.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -12,7 +12,7 @@ ROUNDS=${ROUNDS:-5}
 SHARED=${SHARED:-../shared}
 RULES=${RULES:-$SHARED/corpus/rules/et-open-2024-04}
 if [ ! -d "$SHARED/corpus/pcaps" ] || [ ! -d "$RULES" ]; then
-	echo "detect.sh: $SHARED/corpus (pcaps and ET Open rules) not found; nothing measured" >&2
+	echo "corpus.sh: $SHARED/corpus (pcaps and ET Open rules) not found; nothing measured" >&2
 	exit 0
 fi
 work=$(mktemp -d /tmp/meerkat-detect.XXXXXX)
@@ -40,14 +40,14 @@ printf '\npackets %s; rules: %s\n' "$packets" "$summary"
 printf '%-22s %14s\n' "--disable-detection" "$off" "ET Open" "$on"
 printf 'ratio %s (bar 0.4): %s; alerts %s; heap allocations per packet %s\n' "$ratio" "$verdict" "$alerts" "$(median < "$work/allocs.txt")"
 host=$(hostname -s 2>/dev/null || echo host)
-out="bench/results/$(date -u +%Y-%m-%d)-${host}-detect.json"
+out="bench/results/$(date -u +%Y-%m-%d)-${host}-corpus.json"
 cat > "$out" <<JSON
 {
   "benchmark": "detection (issue #4): corpus captures with ET Open 2024 vs --disable-detection, --runmode single, -k none",
   "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
   "machine": {"host": "$host", "cpu": "$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)", "cores": $(nproc), "memory": "$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"},
   "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)",
-  "command": "ROUNDS=$ROUNDS bench/detect.sh",
+  "command": "ROUNDS=$ROUNDS bench/corpus.sh",
   "packets": $packets,
   "rules": "$summary",
   "alerts": $alerts,
