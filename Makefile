@@ -74,6 +74,7 @@ bench: build bench-deps
 	./bench/rules_load.sh
 	./bench/peer.sh
 	COUNT=1 ./bench/go.sh
+	$(GO) run ./bench/plot -o bench/results/latest.png
 
 # bench-deps installs what the bench scripts use besides Go: hyperfine (ordering.sh) and GNU
 # time (peak memory in groups.sh).
