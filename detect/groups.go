@@ -117,7 +117,9 @@ func (e *Engine) groupFor(p *decode.Packet, dir flow.Direction) *mpmGroup {
 // GroupStats returns the signature groups' shape, per protocol and direction.
 func (e *Engine) GroupStats() []GroupStats { return e.sgh.stats }
 
-// ruleSet is a set of rule iids as a bitset.
+// ruleSet is a set of rules with a fast pattern, as a bitset over their dense numbering
+// (groupBuilder.mpmIIDs): the databases hold only those rules, the others go through the
+// broad-rule index, so only they need to be told apart.
 type ruleSet []uint64
 
 func (s ruleSet) add(iid uint32)      { s[iid>>6] |= 1 << (iid & 63) }
@@ -144,8 +146,12 @@ func (s ruleSet) hash(seed maphash.Seed) uint64 {
 
 // groupBuilder builds the signature groups.
 type groupBuilder struct {
-	e     *Engine
-	words int
+	e *Engine
+	// mpmOf numbers the rules with a fast pattern densely (-1 for the others); mpmIIDs maps
+	// the numbers back to iids. words is the size of a ruleSet.
+	mpmOf   []int32
+	mpmIIDs []uint32
+	words   int
 	seed  maphash.Seed
 	// sets interns group rule sets: a set's index in mpm order, by hash.
 	sets    map[uint64][]int
@@ -154,7 +160,8 @@ type groupBuilder struct {
 	groupOf []uint32
 }
 
-// portEntry is a port range with the rules of one direction written for it.
+// portEntry is a port range with the rules of one direction written for it: the set of those
+// with a fast pattern, the count of them all.
 type portEntry struct {
 	first, last uint16
 	rules       ruleSet
@@ -162,9 +169,23 @@ type portEntry struct {
 	count       int
 }
 
+// newGroupBuilder numbers e's rules with a fast pattern.
+func newGroupBuilder(e *Engine) *groupBuilder {
+	b := &groupBuilder{e: e, mpmOf: make([]int32, len(e.rules)), seed: maphash.MakeSeed(), sets: map[uint64][]int{}}
+	for iid, r := range e.rules {
+		b.mpmOf[iid] = -1
+		if r.hasMPM {
+			b.mpmOf[iid] = int32(len(b.mpmIIDs))
+			b.mpmIIDs = append(b.mpmIIDs, uint32(iid))
+		}
+	}
+	b.words = (len(b.mpmIIDs) + 63) / 64
+	return b
+}
+
 // buildGroups computes the signature groups and compiles their databases.
 func (e *Engine) buildGroups() error {
-	b := &groupBuilder{e: e, words: (len(e.rules) + 63) / 64, seed: maphash.MakeSeed(), sets: map[uint64][]int{}}
+	b := newGroupBuilder(e)
 	e.sgh.mpm = []mpmGroup{{}}
 	toClient, toServer := e.cfg.Grouping.groupLimits()
 	tcpPrio, udpPrio := e.cfg.Grouping.TCPPriorityPorts, e.cfg.Grouping.UDPPriorityPorts
@@ -229,20 +250,42 @@ func (e *Engine) buildGroups() error {
 			e.sgh.stats = append(e.sgh.stats, st)
 		}
 		used := map[uint32]bool{}
+		// Rules of every protocol ("ip") belong to each protocol's set; the others only to
+		// their protocols' (one pass over the rules, not one per protocol).
 		var sets [256]ruleSet
+		anyProto := make(ruleSet, b.words)
+		var specific [256][]uint32
+		for _, r := range e.rules {
+			if b.mpmOf[r.IID] < 0 {
+				continue
+			}
+			if r.anyProto {
+				if r.groupMember(0, dir) {
+					anyProto.add(uint32(b.mpmOf[r.IID]))
+				}
+				continue
+			}
+			for proto := range 256 {
+				if r.ipProtos[proto] && r.groupMember(uint8(proto), dir) {
+					specific[proto] = append(specific[proto], r.IID)
+				}
+			}
+		}
 		shared := make(ruleSet, b.words)
 		for proto := 0; proto < 256; proto++ {
 			if uint8(proto) == decode.ProtoTCP || uint8(proto) == decode.ProtoUDP {
 				continue
 			}
-			sets[proto] = make(ruleSet, b.words)
-			for _, r := range e.rules {
-				if r.groupMember(uint8(proto), dir) {
-					sets[proto].add(r.IID)
+			sets[proto] = anyProto
+			if len(specific[proto]) > 0 {
+				sets[proto] = anyProto.clone()
+				for _, iid := range specific[proto] {
+					sets[proto].add(uint32(b.mpmOf[iid]))
 				}
 			}
 			shared.union(sets[proto])
 		}
+		anyGI, anyDone := uint32(0), false
 		for proto, set := range sets {
 			if set == nil || set.empty() {
 				continue
@@ -251,7 +294,16 @@ func (e *Engine) buildGroups() error {
 				// One group for every other protocol of the direction.
 				set = shared
 			}
-			gi := b.intern(set)
+			var gi uint32
+			switch {
+			case &set[0] == &anyProto[0] && anyDone:
+				gi = anyGI
+			default:
+				gi = b.intern(set)
+				if &set[0] == &anyProto[0] {
+					anyGI, anyDone = gi, true
+				}
+			}
 			e.sgh.other[dir][proto] = gi
 			used[gi] = true
 		}
@@ -293,12 +345,17 @@ func (b *groupBuilder) portEntries(proto uint8, dir flow.Direction, scores []int
 		port := events[i].port
 		for ; i < len(events) && events[i].port == port; i++ {
 			ev := events[i]
+			d := b.mpmOf[ev.iid]
 			if ev.start {
-				active.add(ev.iid)
+				if d >= 0 {
+					active.add(uint32(d))
+				}
 				scoreCount[ev.score]++
 				n++
 			} else {
-				active.remove(ev.iid)
+				if d >= 0 {
+					active.remove(uint32(d))
+				}
 				scoreCount[ev.score]--
 				n--
 			}
@@ -317,11 +374,10 @@ func (b *groupBuilder) portEntries(proto uint8, dir flow.Direction, scores []int
 				break
 			}
 		}
-		count := 0
-		for _, w := range active {
-			count += bits.OnesCount64(w)
-		}
-		entries = append(entries, portEntry{first: uint16(port), last: uint16(last), rules: active.clone(), score: score, count: count})
+		// A rule's ranges are disjoint, so n is the number of rules on these ports (all of
+		// them count for the ranking, as in Suricata, though only those with a fast pattern
+		// are in the set).
+		entries = append(entries, portEntry{first: uint16(port), last: uint16(last), rules: active.clone(), score: score, count: n})
 	}
 	return entries
 }
@@ -400,10 +456,7 @@ func (b *groupBuilder) compile() error {
 		var pats []hs.Pattern
 		for w, word := range set {
 			for ; word != 0; word &= word - 1 {
-				iid := w*64 + bits.TrailingZeros64(word)
-				if !b.e.rules[iid].hasMPM {
-					continue
-				}
+				iid := b.mpmIIDs[w*64+bits.TrailingZeros64(word)]
 				pk := fps[iid]
 				id, ok := ids[pk]
 				if !ok {
@@ -412,7 +465,7 @@ func (b *groupBuilder) compile() error {
 					pats = append(pats, hs.Pattern{ID: id, Bytes: []byte(pk.pat), Nocase: pk.nocase})
 					g.patternRules = append(g.patternRules, nil)
 				}
-				g.patternRules[id] = append(g.patternRules[id], uint32(iid))
+				g.patternRules[id] = append(g.patternRules[id], iid)
 			}
 		}
 		if len(pats) == 0 {

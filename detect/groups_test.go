@@ -7,14 +7,15 @@ import (
 	"github.com/meerkat-ids/meerkat/flow"
 )
 
-// portsOf lists the (first-last) ranges of entries with their rule sids and score.
-func describeEntries(e *Engine, entries []portEntry) string {
+// describeEntries lists the (first-last) ranges of entries with the sids of their rules with
+// a fast pattern, and their score.
+func describeEntries(b *groupBuilder, entries []portEntry) string {
 	var out string
 	for _, en := range entries {
 		var sids []uint32
-		for iid, r := range e.rules {
-			if en.rules.has(uint32(iid)) {
-				sids = append(sids, r.Src.SID)
+		for d, iid := range b.mpmIIDs {
+			if en.rules.has(uint32(d)) {
+				sids = append(sids, b.e.rules[iid].Src.SID)
 			}
 		}
 		out += fmt.Sprintf("%d-%d%v/%d ", en.first, en.last, sids, en.score)
@@ -50,7 +51,7 @@ func TestPortEntries(t *testing.T) {
 			`alert tcp any any -> any 9002 (content:"x"; sid:3;)`,
 			`alert tcp any any -> any 9003 (flags:S; sid:4;)`,
 			`alert tcp any any -> any 9004 (content:"xy"; sid:5;)`,
-		}, flow.ToServer, "9000-9000[1]/99 9001-9001[2]/77 9002-9002[3]/55 9003-9003[4]/33 9004-9004[5]/0 "},
+		}, flow.ToServer, "9000-9000[]/99 9001-9001[]/77 9002-9002[3]/55 9003-9003[]/33 9004-9004[5]/0 "}, // [] no fast pattern
 		{"overlapping ranges", []string{
 			`alert tcp any any -> any 100:300 (content:"abc"; sid:1;)`,
 			`alert tcp any any -> any 200:400 (content:"def"; sid:2;)`,
@@ -71,12 +72,12 @@ func TestPortEntries(t *testing.T) {
 				t.Fatalf("build: %v %v", err, errs)
 			}
 			defer e.Close()
-			b := &groupBuilder{e: e, words: (len(e.rules) + 63) / 64}
+			b := newGroupBuilder(e)
 			scores := make([]int, len(e.rules))
 			for i, r := range e.rules {
 				scores[i] = r.groupScore()
 			}
-			got := describeEntries(e, b.portEntries(6, tt.dir, scores, defaultTCPPriorityPorts))
+			got := describeEntries(b, b.portEntries(6, tt.dir, scores, defaultTCPPriorityPorts))
 			if got != tt.want {
 				t.Errorf("entries %s, want %s", got, tt.want)
 			}

@@ -183,7 +183,10 @@ func (e *Engine) collect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 			}
 		}
 	}
-	if g := e.groupFor(p, dir); g.db != nil && len(p.Payload) > 0 {
+	if len(p.Payload) == 0 || len(e.sgh.dbs) == 0 {
+		return !cs.Empty()
+	}
+	if g := e.groupFor(p, dir); g.db != nil {
 		tc.MPMScans++
 		n, err := tc.scanner.Scan(g.db, p.Payload, tc.hits) // overflow cannot happen: hits holds every id
 		if err != nil {
