@@ -101,7 +101,9 @@ import (
 const (
 	tdSIDBase = 2000000
 	fwSIDBase = 9100000
-	maxRules  = fwSIDBase - tdSIDBase - 100000
+	// maxRules keeps the sids below 2201000, the sid of the firewall's synthetic default-policy
+	// alerts (which a generated rule must not shadow).
+	maxRules = 2201000 - tdSIDBase
 )
 
 // kind is what a generated rule is made of; tests count them.
