@@ -51,7 +51,7 @@ read -r r_ips lo_ips hi_ips all_ips < <(paired_ratios "$work/ids.txt" "$work/ips
 read -r r_fw lo_fw hi_fw all_fw < <(paired_ratios "$work/ips.txt" "$work/fw.txt")
 verdict=$(awk -v r="$r_fw" 'BEGIN {print (r >= 0.95) ? "PASS" : "FAIL"}')
 printf '\ncapture: gen-traffic -flows %s -seed 3 (%s); rules: gen-rules -n %s -seed 1 + planted; policy: %s rules\n' \
-	"$FLOWS" "$(grep -m1 '^wrote' "$work/gen.err" | sed 's/^wrote [^:]*: //')" "$RULES" "$(grep -c . "$work/fw.rules")"
+	"$FLOWS" "$(grep -m1 '^wrote' "$work/gen.err" | sed 's/^wrote [^:]*: //')" "$RULES" "$(grep -cE '^(accept|drop|reject|alert|pass)' "$work/fw.rules")"
 printf '%-5s %12s  %s  %s\n' mode "packets/s" "planted alerts" "summary"
 for c in "${configs[@]}"; do
 	printf '%-5s %12s  %s  %s\n' "$c" "$(median < "$work/$c.txt")" "$(cat "$work/$c.planted")" "$(cat "$work/$c.summary")"
