@@ -152,7 +152,7 @@ type groupBuilder struct {
 	mpmOf   []int32
 	mpmIIDs []uint32
 	words   int
-	seed  maphash.Seed
+	seed    maphash.Seed
 	// sets interns group rule sets: a set's index in mpm order, by hash.
 	sets    map[uint64][]int
 	setList []ruleSet
