@@ -92,11 +92,24 @@ bench-go: deps
 	./bench/go.sh
 
 # fuzz runs every fuzz target for FUZZTIME each.
+# Go 1.26's fuzz coordinator can end a run with a bare "context deadline exceeded" at the
+# -fuzztime boundary (golang/go#75804, fixed in Go 1.27): such a run, which wrote no failing
+# input, is reported as a flake; any other failure stops the target.
 fuzz: deps
-	@for pkg in $$($(GO) list ./...); do \
+	@log=$$(mktemp); trap 'rm -f $$log' EXIT; \
+	for pkg in $$($(GO) list ./...); do \
 		for t in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
 			echo "fuzz $$pkg $$t"; \
-			$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+			if ! $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg > $$log 2>&1; then \
+				cat $$log; \
+				if grep -q 'context deadline exceeded' $$log && ! grep -q 'Failing input written' $$log; then \
+					echo "fuzz: $$t: flake at the -fuzztime boundary (golang/go#75804), no failing input"; \
+				else \
+					exit 1; \
+				fi; \
+			else \
+				tail -3 $$log; \
+			fi; \
 		done; \
 	done
 
