@@ -3,7 +3,9 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 )
 
 // FuzzLoad checks that no configuration file makes Load, Settings or Dump panic or hang.
@@ -68,5 +70,28 @@ func FuzzSet(f *testing.F) {
 		c.Dump()
 		_, _ = c.Settings()
 		_ = c.Set(kv)
+	})
+}
+
+// FuzzParseDuration: ParseDuration never panics, never returns a negative duration, and reads
+// a plain number as seconds.
+func FuzzParseDuration(f *testing.F) {
+	for _, s := range []string{"10", "0", "2H", "1 day", "1h 30m", "7d", "1y", "2 months", "", "d", "-5s", "9999999999y", "1h30m10s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseDuration(s)
+		if err != nil {
+			if d != 0 || err.Error() == "" {
+				t.Fatalf("ParseDuration(%q) = %v, %v", s, d, err)
+			}
+			return
+		}
+		if d < 0 {
+			t.Fatalf("ParseDuration(%q) = %v, negative", s, d)
+		}
+		if n, err := strconv.ParseUint(s, 10, 32); err == nil && d != time.Duration(n)*time.Second {
+			t.Fatalf("ParseDuration(%q) = %v, want %d seconds", s, d, n)
+		}
 	})
 }
