@@ -10,7 +10,7 @@ PCAP      ?= pcaps/sample.pcap
 RULES     ?= rules/meerkat.rules
 FUZZTIME  ?= 10s
 DEB_PKGS  := libhyperscan-dev pkg-config
-BENCH_PKGS := hyperfine time
+BENCH_PKGS := hyperfine time python3
 
 # Hyperscan's literal API (hs_compile_lit_multi) compiles and scans faster than hex-escaped
 # regexes; gohs enables it with this tag (prefilter/hs builds either way).
@@ -76,8 +76,8 @@ bench: build bench-deps
 	COUNT=1 ./bench/go.sh
 	$(GO) run ./bench/plot -o bench/results/latest.png
 
-# bench-deps installs what the bench scripts use besides Go: hyperfine (ordering.sh) and GNU
-# time (peak memory in groups.sh).
+# bench-deps installs what the bench scripts use besides Go: hyperfine (ordering.sh), GNU time
+# (peak memory in groups.sh) and python3 (paired-ratio statistics, ordering.sh).
 bench-deps:
 	@for p in $(BENCH_PKGS); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \

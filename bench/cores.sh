@@ -59,7 +59,7 @@ cat > "$out" <<JSON
   "benchmark": "cores (issue #8): --runmode single vs --runmode workers with GOMAXPROCS 1, 2 and every core; go run ./bench/gen-traffic -flows $FLOWS -seed 2, go run ./bench/gen-rules -n $RULES -seed 1 plus the planted rules, -k none, sgh-mpm-caching on; w<N> is workers on N threads",
   "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
   "machine": $(machine_json),
-  "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)",
+  "commit": "$(commit_id)",
   "command": "ROUNDS=$ROUNDS FLOWS=$FLOWS RULES=$RULES bench/cores.sh",
   "configs": {$json},
   "disclaimer": "One machine on one day; a shared, noisy VM. Ratios measured side by side are more trustworthy than absolute figures."

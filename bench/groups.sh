@@ -44,7 +44,9 @@ done
 
 for f in auto single ratio; do : > "$work/$f.txt"; done
 for r in $(seq "$ROUNDS"); do
-	for mode in auto single; do
+	modes=(auto single)
+	[ $((r % 2)) -eq 0 ] && modes=(single auto) # alternate which runs first
+	for mode in "${modes[@]}"; do
 		rm -rf "$work/l"; mkdir -p "$work/l"
 		"$work/meerkat" -c "$work/$mode-no.yaml" -S "$RULES/*.rules" -r "$work/corpus" -l "$work/l" --runmode single -k none 2> "$work/$mode.err" >/dev/null
 		awk '/^packets\/s:/ {print $2}' "$work/$mode.err" >> "$work/$mode.txt"
@@ -75,7 +77,8 @@ if [ "$INPROCESS" -gt 0 ]; then
 	: > "$work/empty.rules"
 	MEERKAT_BENCH_CAPTURE="$work/corpus" MEERKAT_BENCH_TD="$work/et.rules" MEERKAT_BENCH_FW="$work/empty.rules" \
 		MEERKAT_BENCH_MODES=ips,ips-shared,ips-again MEERKAT_BENCH_REBUILD=1 \
-		go test ./pipeline -run '^$' -bench FirewallVsIPS -benchtime "${INPROCESS}x" > "$work/inproc.txt" 2>&1
+		go test ./pipeline -run '^$' -bench FirewallVsIPS -benchtime "${INPROCESS}x" > "$work/inproc.txt" 2>&1 ||
+		{ tail -20 "$work/inproc.txt" >&2; echo "groups.sh: the in-process benchmark failed" >&2; exit 1; }
 	line=$(grep '^BenchmarkFirewallVsIPS' "$work/inproc.txt")
 	metric() { echo "$line" | awk -v m="$1" '{for (i = 2; i <= NF; i++) if ($i == m) print $(i-1)}'; }
 	inproc="{\"rounds\": $INPROCESS, \"ns_per_packet\": {\"ips\": $(metric ips-ns/pkt), \"ips_shared\": $(metric ips-shared-ns/pkt), \"ips_again\": $(metric ips-again-ns/pkt)}, \"median_round_ratio_pps\": {\"ips_shared/ips\": $(metric ips-shared/ips-pps), \"ips_again/ips\": $(metric ips-again/ips-pps)}}"
@@ -96,7 +99,7 @@ cat > "$out" <<JSON
   "benchmark": "signature groups (issue #4): per-group Hyperscan databases (sgh-mpm-context auto) vs one per protocol class and direction (single), corpus captures with ET Open 2024, --runmode single, -k none, alternating rounds; start-up with -T",
   "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
   "machine": {"host": "$host", "cpu": "$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)", "cores": $(nproc), "memory": "$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"},
-  "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)",
+  "commit": "$(commit_id)",
   "command": "ROUNDS=$ROUNDS INPROCESS=$INPROCESS bench/groups.sh",
   "alerts": $(cat "$work/auto.alerts"),
   "groups": "$groups",

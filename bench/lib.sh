@@ -60,3 +60,14 @@ lo, hi = (r[k - 1], r[n - k]) if k >= 1 else (r[0], r[-1])
 print(f"{med:.3f} {lo:.3f} {hi:.3f} {','.join(f'{x:.3f}' for x in r)}")
 PY
 }
+
+# commit_id: the commit the results come from, with "-dirty" when the working tree differs
+# from it (such results cannot be reproduced from the commit alone).
+commit_id() {
+	local c
+	c=$(commit_id)
+	if [ "$c" != unknown ] && [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+		c="$c-dirty"
+	fi
+	echo "$c"
+}

@@ -65,7 +65,7 @@ cat > "$out" <<JSON
   "benchmark": "modes (issue #8): IDS, IPS (--simulate-ips) and firewall mode (gen-rules -firewall policy, catch-all accept:hook) with the same rules (gen-rules -n $RULES -seed 1 + planted rules) on gen-traffic -flows $FLOWS -seed 3, --runmode single -k none, sgh-mpm-caching on, rounds rotating the order",
   "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
   "machine": $(machine_json),
-  "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)",
+  "commit": "$(commit_id)",
   "command": "ROUNDS=$ROUNDS FLOWS=$FLOWS RULES=$RULES SEED=${SEED:-1} bench/modes.sh",
   "pps_ids": [$(paste -sd, "$work/ids.txt")],
   "pps_ips": [$(paste -sd, "$work/ips.txt")],

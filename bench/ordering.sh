@@ -59,8 +59,11 @@ mkdir -p "$work/l"
 # hyperfine runs every round of one command before the next, so slow drifts of a shared VM
 # land on one order; here each round runs every order once, in turn, each as one hyperfine
 # measurement, and the medians are taken over the rounds.
+orders=(sorted shuffled reversed broadlast control)
 for r in $(seq "$RUNS"); do
-	for o in sorted shuffled reversed broadlast control; do
+	# Each round starts with the next order, so no order always runs in the same place.
+	for k in 0 1 2 3 4; do
+		o=${orders[$(((r - 1 + k) % 5))]}
 		hyperfine -N -r 1 --export-json "$work/hf-$o-$r.json" \
 			"$work/meerkat -c $conf -S $work/$o.rules -r $work/corpus -l $work/l --runmode single -k none" >/dev/null 2>&1
 	done
@@ -86,7 +89,7 @@ verdict=$(awk -v r="$ratio" 'BEGIN {print (r <= 1.03) ? "PASS" : "FAIL"}')
 echo "slowest/fastest median: $ratio (bar 1.03): $verdict; the control (a copy of sorted) against sorted: $control"
 host=$(hostname -s 2>/dev/null || echo host)
 out="bench/results/$(date -u +%Y-%m-%d)-${host}-ordering.json"
-python3 - "$work/hyperfine.json" "$out" "$ratio" "$verdict" "$RUNS" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$same" "$control" <<'PY'
+python3 - "$work/hyperfine.json" "$out" "$ratio" "$verdict" "$RUNS" "$(commit_id)" "$same" "$control" <<'PY'
 import json, sys, platform, os, datetime, socket
 hf, out, ratio, verdict, runs, commit, same, control = sys.argv[1:]
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "")

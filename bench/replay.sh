@@ -47,7 +47,7 @@ day=$(date -u +%Y-%m-%d)
 cpu=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
 cores=$(nproc)
 mem=$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+commit=$(commit_id)
 out="bench/results/${day}-${host}-replay.json"
 mkdir -p bench/results
 

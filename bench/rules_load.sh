@@ -4,6 +4,7 @@
 # write the figures to bench/results/<date>-<host>-rules-load.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 out_txt=$(GOMAXPROCS=1 go test -run '^$' -bench 'LoadETOpen' -benchtime 5x -count 3 ./rules/ 2>&1)
 echo "$out_txt" | grep -E '^Benchmark|skip|SKIP' || true
 if ! echo "$out_txt" | grep -q '^BenchmarkLoadETOpen'; then
@@ -20,7 +21,7 @@ cat > "$out" <<JSON
   "benchmark": "rules: parse the full ET Open 2024 set (24,827 enabled rules, 51 files) on one core",
   "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
   "machine": {"host": "$host", "cpu": "$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)", "cores": $(nproc), "memory": "$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"},
-  "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)",
+  "commit": "$(commit_id)",
   "command": "bench/rules_load.sh (GOMAXPROCS=1 go test -run '^\$' -bench LoadETOpen -benchtime 5x -count 3 ./rules/)",
   "ns_per_load": [$ns],
   "median_seconds": $(awk -v n="$median" 'BEGIN {printf "%.3f", n/1e9}'),

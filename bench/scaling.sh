@@ -53,9 +53,9 @@ cat > "$out" <<JSON
   "benchmark": "rule-count scaling (issue #8): go run ./bench/gen-traffic -flows $FLOWS -seed 1 replayed with go run ./bench/gen-rules -n N -seed 1 plus the planted-string rules, --runmode single -k none, sgh-mpm-caching on",
   "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
   "machine": $(machine_json),
-  "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)",
+  "commit": "$(commit_id)",
   "command": "ROUNDS=$ROUNDS FLOWS=$FLOWS SIZES='$SIZES' bench/scaling.sh",
-  "capture": "$(tail -1 "$work/gen.err" | sed 's/"/\\"/g')",
+  "capture": "$(grep -m1 '^wrote' "$work/gen.err" | sed 's/^wrote [^:]*: //; s/"/\\"/g')",
   "sizes": {$json_sizes},
   "disclaimer": "One machine on one day; a shared, noisy VM. Ratios measured side by side are more trustworthy than absolute figures."
 }
