@@ -65,7 +65,7 @@ PY
 # from it (such results cannot be reproduced from the commit alone).
 commit_id() {
 	local c
-	c=$(commit_id)
+	c=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 	if [ "$c" != unknown ] && [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
 		c="$c-dirty"
 	fi
