@@ -183,6 +183,25 @@ func TestGroupStatsAndProfiles(t *testing.T) {
 	}
 }
 
+func TestGroupLimits(t *testing.T) {
+	tests := []struct {
+		g                  Grouping
+		toClient, toServer int
+	}{
+		{Grouping{}, 20, 40},
+		{Grouping{Profile: "medium"}, 20, 40},
+		{Grouping{Profile: "low"}, 15, 25},
+		{Grouping{Profile: "high"}, 75, 75},
+		{Grouping{Profile: "custom", CustomToClient: 3, CustomToServer: 25}, 3, 25},
+		{Grouping{Profile: "custom"}, 0, 0},
+	}
+	for _, tt := range tests {
+		if c, s := tt.g.groupLimits(); c != tt.toClient || s != tt.toServer {
+			t.Errorf("%+v: limits %d/%d, want %d/%d", tt.g, c, s, tt.toClient, tt.toServer)
+		}
+	}
+}
+
 func TestSynNoToClient(t *testing.T) {
 	tests := []struct {
 		rule string

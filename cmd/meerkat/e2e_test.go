@@ -520,7 +520,24 @@ func TestPatternCache(t *testing.T) {
 	if len(stored) == 0 {
 		t.Fatal("no database was stored in the cache")
 	}
+	// A warm run reads the databases back and marks them used (modification time) in place; a
+	// run that compiled afresh would write new files (a new inode, by rename). Age the files
+	// and remember their inodes first.
+	old := time.Now().Add(-48 * time.Hour)
+	inodes := map[string]uint64{}
+	for _, p := range stored {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+		inodes[p] = inode(t, p)
+	}
 	second := runMeerkat(t, args...)
+	for _, p := range stored {
+		st, err := os.Stat(p)
+		if err != nil || st.ModTime().Before(time.Now().Add(-time.Hour)) || inode(t, p) != inodes[p] {
+			t.Errorf("%s was not read back by the second run (stat %v)", filepath.Base(p), err)
+		}
+	}
 	if second.code != 0 || len(second.eve) == 0 || countAlerts(second.eve) != countAlerts(first.eve) || countAlerts(first.eve) == 0 {
 		t.Errorf("alerts with a warm cache %d, cold %d (exit %d)", countAlerts(second.eve), countAlerts(first.eve), second.code)
 	}
@@ -528,6 +545,20 @@ func TestPatternCache(t *testing.T) {
 	if len(kept) != len(stored) {
 		t.Errorf("cache files %d after the second run, %d after the first", len(kept), len(stored))
 	}
+}
+
+// inode returns the inode number of path.
+func inode(t *testing.T, path string) uint64 {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		t.Skip("no inode numbers on this system")
+	}
+	return sys.Ino
 }
 
 func countAlerts(eve []map[string]any) int {
