@@ -94,6 +94,7 @@ func (tc *ThreadCtx) StartPacket() {
 	tc.fw.logged = tc.fw.logged[:0]
 	tc.fw.startRun()
 	tc.Queue.Reset()
+	tc.pst.StartPacket()
 }
 
 // FirstDropRule returns the first rule with a drop action that matched the packet, whether or

@@ -96,6 +96,7 @@ func (e *Engine) inspectIPS(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir f
 		return
 	}
 	ipOnlyDone := f != nil && f.IPOnlyDone[dir]
+	tc.pst.StartPacket()
 	tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
 	if f != nil {
 		f.IPOnlyDone[dir] = true

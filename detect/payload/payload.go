@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/meerkat-ids/meerkat/rules"
 )
@@ -149,7 +150,14 @@ type State struct {
 	Recursions int
 	conv       []byte // latin-1 to UTF-8 scratch for pcre
 	runes      []rune // latin-1 runes scratch for pcre
+	// re2Spent is the time regexp2 evaluations took on this packet (PCREPacketBudget);
+	// PCREBudgetHits counts the evaluations refused because it was spent (never reset).
+	re2Spent       time.Duration
+	PCREBudgetHits uint64
 }
+
+// StartPacket begins a packet: the regexp2 time budget starts again.
+func (st *State) StartPacket() { st.re2Spent = 0 }
 
 // NewState returns a State.
 func NewState() *State { return &State{vars: make([]uint64, 16)} }

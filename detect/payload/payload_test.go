@@ -405,3 +405,33 @@ func TestPCREHostileBounded(t *testing.T) {
 		t.Fatalf("took %v", d)
 	}
 }
+
+// TestPCREPacketBudget: once a packet's regexp2 time is spent, its further regexp2
+// evaluations are matching errors (no match, negated or not); the next packet starts afresh.
+// Go's regexp expressions are not affected.
+func TestPCREPacketBudget(t *testing.T) {
+	backref := mustProgram(t, `pcre:"/(ab)\1/";`)  // a backreference: regexp2
+	negated := mustProgram(t, `pcre:!"/(zz)\1/";`) // negated, regexp2
+	plain := mustProgram(t, `pcre:"/abab/";`)      // Go's regexp
+	st := NewState()
+	buf := []byte("xxababyy")
+	st.StartPacket()
+	if !backref.Inspect(buf, st) || !negated.Inspect(buf, st) || !plain.Inspect(buf, st) {
+		t.Fatal("no match within the budget")
+	}
+	st.re2Spent = PCREPacketBudget
+	hits := st.PCREBudgetHits
+	if backref.Inspect(buf, st) || negated.Inspect(buf, st) {
+		t.Error("a regexp2 expression matched after the packet's budget was spent")
+	}
+	if st.PCREBudgetHits != hits+2 {
+		t.Errorf("budget hits %d, want %d", st.PCREBudgetHits, hits+2)
+	}
+	if !plain.Inspect(buf, st) {
+		t.Error("a Go regexp expression was refused by the regexp2 budget")
+	}
+	st.StartPacket()
+	if !backref.Inspect(buf, st) {
+		t.Error("the next packet did not get a fresh budget")
+	}
+}

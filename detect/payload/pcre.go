@@ -17,6 +17,13 @@ import (
 // a matching error, which Suricata treats as no match (like exceeding pcre.match-limit).
 var PCREMatchTimeout = 50 * time.Millisecond
 
+// PCREPacketBudget bounds the time backtracking (regexp2) expressions may take on one packet,
+// over every rule (State.StartPacket starts a packet): once it is spent, the packet's further
+// regexp2 evaluations are matching errors, so a hostile payload cannot hold a worker for
+// PCREMatchTimeout times every such rule and retry. Suricata bounds each evaluation by
+// pcre.match-limit steps instead, which Go's regexp2 cannot count.
+var PCREPacketBudget = 100 * time.Millisecond
+
 // Engine names reported by (*Program).Engines.
 const (
 	EngineRE2     = "regexp"  // Go's linear-time regexp, byte-exact through a latin-1 mapping
@@ -187,6 +194,10 @@ func byteIndex(conv []byte, i int) int {
 }
 
 func (r *regex) find2(subj []byte, start int, st *State) (int, int, int) {
+	if st.re2Spent >= PCREPacketBudget {
+		st.PCREBudgetHits++
+		return 0, 0, -1
+	}
 	if cap(st.runes) < len(subj) {
 		st.runes = make([]rune, len(subj), len(subj)+len(subj)/2)
 	}
@@ -194,7 +205,9 @@ func (r *regex) find2(subj []byte, start int, st *State) (int, int, int) {
 	for i, c := range subj {
 		rs[i] = rune(c)
 	}
+	t0 := time.Now()
 	m, err := r.re2.FindRunesMatchStartingAt(rs, start)
+	st.re2Spent += time.Since(t0)
 	if err != nil {
 		return 0, 0, -1
 	}
