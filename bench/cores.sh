@@ -61,6 +61,7 @@ cat > "$out" <<JSON
   "machine": $(machine_json),
   "commit": "$(commit_id)",
   "command": "ROUNDS=$ROUNDS FLOWS=$FLOWS RULES=$RULES bench/cores.sh",
+  "capture": "$(grep -m1 '^wrote' "$work/gen.err" | sed 's/^wrote [^:]*: //; s/"/\\"/g')",
   "configs": {$json},
   "disclaimer": "One machine on one day; a shared, noisy VM. Ratios measured side by side are more trustworthy than absolute figures."
 }

@@ -67,6 +67,8 @@ cat > "$out" <<JSON
   "machine": $(machine_json),
   "commit": "$(commit_id)",
   "command": "ROUNDS=$ROUNDS FLOWS=$FLOWS RULES=$RULES SEED=${SEED:-1} bench/modes.sh",
+  "capture": "$(grep -m1 '^wrote' "$work/gen.err" | sed 's/^wrote [^:]*: //; s/"/\\"/g')",
+  "policy_rules": $(grep -cE '^(accept|drop|reject|alert|pass)' "$work/fw.rules"),
   "pps_ids": [$(paste -sd, "$work/ids.txt")],
   "pps_ips": [$(paste -sd, "$work/ips.txt")],
   "pps_fw": [$(paste -sd, "$work/fw.txt")],
