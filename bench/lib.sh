@@ -66,7 +66,8 @@ PY
 commit_id() {
 	local c
 	c=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-	if [ "$c" != unknown ] && [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+	# Results files being written (or from earlier runs) do not make the code dirty.
+	if [ "$c" != unknown ] && [ -n "$(git status --porcelain --untracked-files=no -- . ':!bench/results' 2>/dev/null)" ]; then
 		c="$c-dirty"
 	fi
 	echo "$c"
