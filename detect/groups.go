@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/meerkat-ids/meerkat/config"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/prefilter/hs"
@@ -36,11 +37,32 @@ type Grouping struct {
 	SharedMPM bool
 }
 
-// Default priority ports (detect.grouping.tcp-priority-ports / udp-priority-ports).
-var (
-	defaultTCPPriorityPorts = []uint16{53, 80, 139, 443, 445, 1433, 3306, 3389, 6666, 6667, 8080}
-	defaultUDPPriorityPorts = []uint16{53, 135, 5060}
-)
+// ParsePriorityPorts parses a detect.grouping priority-port list (a port field, variables
+// from vars): only single ports are allowed, as in Suricata's DetectEngineCtxLoadConf.
+func ParsePriorityPorts(text string, vars *config.Vars) ([]uint16, error) {
+	p, err := rules.ParsePort(text, vars)
+	if err != nil {
+		return nil, err
+	}
+	ports := make([]uint16, 0, len(p.Ranges))
+	for _, r := range p.Ranges {
+		if r.First != r.Last {
+			return nil, fmt.Errorf("only single ports allowed")
+		}
+		ports = append(ports, r.First)
+	}
+	return ports, nil
+}
+
+// defaultPriorityPorts are config's default priority-port lists, parsed.
+var defaultPriorityPorts = sync.OnceValues(func() (tcp, udp []uint16) {
+	tcp, err1 := ParsePriorityPorts(config.DefaultTCPPriorityPorts, nil)
+	udp, err2 := ParsePriorityPorts(config.DefaultUDPPriorityPorts, nil)
+	if err1 != nil || err2 != nil {
+		panic(fmt.Sprintf("detect: default priority ports: %v %v", err1, err2)) // constants
+	}
+	return tcp, udp
+})
 
 // groupLimits returns the most port groups per direction the profile allows (0: no bound).
 func (g *Grouping) groupLimits() (toClient, toServer int) {
@@ -99,17 +121,15 @@ type mpmGroup struct {
 // go to server, as in Suricata).
 func (e *Engine) groupFor(p *decode.Packet, dir flow.Direction) *mpmGroup {
 	g := &e.sgh
+	port := p.DstPort // the server's port
+	if dir == flow.ToClient {
+		port = p.SrcPort
+	}
 	switch p.IPProto {
 	case decode.ProtoTCP:
-		if dir == flow.ToServer {
-			return &g.mpm[g.tcp[dir][p.DstPort]]
-		}
-		return &g.mpm[g.tcp[dir][p.SrcPort]]
+		return &g.mpm[g.tcp[dir][port]]
 	case decode.ProtoUDP:
-		if dir == flow.ToServer {
-			return &g.mpm[g.udp[dir][p.DstPort]]
-		}
-		return &g.mpm[g.udp[dir][p.SrcPort]]
+		return &g.mpm[g.udp[dir][port]]
 	}
 	return &g.mpm[g.other[dir][p.IPProto]]
 }
@@ -189,11 +209,12 @@ func (e *Engine) buildGroups() error {
 	e.sgh.mpm = []mpmGroup{{}}
 	toClient, toServer := e.cfg.Grouping.groupLimits()
 	tcpPrio, udpPrio := e.cfg.Grouping.TCPPriorityPorts, e.cfg.Grouping.UDPPriorityPorts
+	defTCP, defUDP := defaultPriorityPorts()
 	if tcpPrio == nil {
-		tcpPrio = defaultTCPPriorityPorts
+		tcpPrio = defTCP
 	}
 	if udpPrio == nil {
-		udpPrio = defaultUDPPriorityPorts
+		udpPrio = defUDP
 	}
 	scores := make([]int, len(e.rules))
 	for i, r := range e.rules {
@@ -285,7 +306,6 @@ func (e *Engine) buildGroups() error {
 			}
 			shared.union(sets[proto])
 		}
-		anyGI, anyDone := uint32(0), false
 		for proto, set := range sets {
 			if set == nil || set.empty() {
 				continue
@@ -294,16 +314,7 @@ func (e *Engine) buildGroups() error {
 				// One group for every other protocol of the direction.
 				set = shared
 			}
-			var gi uint32
-			switch {
-			case &set[0] == &anyProto[0] && anyDone:
-				gi = anyGI
-			default:
-				gi = b.intern(set)
-				if &set[0] == &anyProto[0] {
-					anyGI, anyDone = gi, true
-				}
-			}
+			gi := b.intern(set)
 			e.sgh.other[dir][proto] = gi
 			used[gi] = true
 		}

@@ -77,7 +77,8 @@ func TestPortEntries(t *testing.T) {
 			for i, r := range e.rules {
 				scores[i] = r.groupScore()
 			}
-			got := describeEntries(b, b.portEntries(6, tt.dir, scores, defaultTCPPriorityPorts))
+			tcpPrio, _ := defaultPriorityPorts()
+			got := describeEntries(b, b.portEntries(6, tt.dir, scores, tcpPrio))
 			if got != tt.want {
 				t.Errorf("entries %s, want %s", got, tt.want)
 			}

@@ -156,18 +156,10 @@ func grouping(st *config.Settings, stderr io.Writer) detect.Grouping {
 	g := detect.Grouping{Profile: d.Profile, CustomToClient: d.CustomToClientGroups, CustomToServer: d.CustomToServerGroups,
 		SharedMPM: d.SGHMPMContext == "single"}
 	parse := func(key, text string) []uint16 {
-		p, err := rules.ParsePort(text, &st.Vars)
+		ports, err := detect.ParsePriorityPorts(text, &st.Vars)
 		if err != nil {
 			warn(stderr, fmt.Sprintf("'%s' is not a valid value for detect.grouping.%s: %v", text, key, err))
 			return []uint16{}
-		}
-		var ports []uint16
-		for _, r := range p.Ranges {
-			if r.First != r.Last {
-				warn(stderr, fmt.Sprintf("'%s' is not a valid value for detect.grouping.%s: only single ports allowed", text, key))
-				return []uint16{}
-			}
-			ports = append(ports, r.First)
 		}
 		return ports
 	}
