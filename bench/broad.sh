@@ -42,7 +42,7 @@ cat > "$out" <<JSON
 {
   "benchmark": "broad-rule index (issue #5): corpus replay with 1,000 vs 50,000 broad rules (bench/gen-broad -seed 1), --runmode single -k none",
   "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
-  "machine": {"host": "$host", "cpu": "$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)", "cores": $(nproc), "memory": "$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"},
+  "machine": $(machine_json),
   "commit": "$(commit_id)",
   "command": "ROUNDS=$ROUNDS bench/broad.sh",
   "pps_1k": [$(paste -sd, "$work/1k.txt")],

@@ -45,7 +45,7 @@ cat > "$out" <<JSON
 {
   "benchmark": "detection (issue #4): corpus captures with ET Open 2024 vs --disable-detection, --runmode single, -k none",
   "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
-  "machine": {"host": "$host", "cpu": "$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)", "cores": $(nproc), "memory": "$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"},
+  "machine": $(machine_json),
   "commit": "$(commit_id)",
   "command": "ROUNDS=$ROUNDS bench/corpus.sh",
   "packets": $packets,

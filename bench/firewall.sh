@@ -151,7 +151,7 @@ cat > "$out" <<JSON
 {
   "benchmark": "firewall mode (issue #6): corpus replay with the same $TD_RULES threat-detection rules (ET Open 2024, the rules the engine loads, + bench/gen-broad -seed 1) in IPS mode, firewall mode with a bench/gen-firewall policy, and firewall mode with no firewall rules and packet-filter policy accept:hook; --simulate-ips --runmode single -k none",
   "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
-  "machine": {"host": "$host", "cpu": "$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)", "cores": $(nproc), "memory": "$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"},
+  "machine": $(machine_json),
   "commit": "$(commit_id)",
   "command": "ROUNDS=$ROUNDS TD_RULES=$TD_RULES FW_RULES=$FW_RULES bench/firewall.sh",
   "configurations": {

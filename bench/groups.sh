@@ -98,7 +98,7 @@ cat > "$out" <<JSON
 {
   "benchmark": "signature groups (issue #4): per-group Hyperscan databases (sgh-mpm-context auto) vs one per protocol class and direction (single), corpus captures with ET Open 2024, --runmode single, -k none, alternating rounds; start-up with -T",
   "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
-  "machine": {"host": "$host", "cpu": "$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)", "cores": $(nproc), "memory": "$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"},
+  "machine": $(machine_json),
   "commit": "$(commit_id)",
   "command": "ROUNDS=$ROUNDS INPROCESS=$INPROCESS bench/groups.sh",
   "alerts": $(cat "$work/auto.alerts"),

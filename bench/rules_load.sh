@@ -20,7 +20,7 @@ cat > "$out" <<JSON
 {
   "benchmark": "rules: parse the full ET Open 2024 set (24,827 enabled rules, 51 files) on one core",
   "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
-  "machine": {"host": "$host", "cpu": "$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)", "cores": $(nproc), "memory": "$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"},
+  "machine": $(machine_json),
   "commit": "$(commit_id)",
   "command": "bench/rules_load.sh (GOMAXPROCS=1 go test -run '^\$' -bench LoadETOpen -benchtime 5x -count 3 ./rules/)",
   "ns_per_load": [$ns],
