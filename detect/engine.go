@@ -206,14 +206,32 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 		}
 	}
 	e = &Engine{cfg: cfg, names: match.NewNames(), firewall: cfg.Firewall, policies: cfg.Policies}
+	// The first compilation (which finds the rules that cannot be evaluated) runs in gid:sid
+	// order whatever the order of rs, so that its cost does not depend on the rule files'
+	// order; results and errors are then taken in the order of rs.
+	byID := make([]int, len(rs))
+	for i := range byID {
+		byID[i] = i
+	}
+	sort.SliceStable(byID, func(a, b int) bool {
+		ra, rb := rs[byID[a]], rs[byID[b]]
+		if ra.GID != rb.GID {
+			return ra.GID < rb.GID
+		}
+		return ra.SID < rb.SID
+	})
+	first := make([][]*Rule, len(rs))
+	firstErr := make([]error, len(rs))
+	for _, i := range byID {
+		first[i], firstErr[i] = e.compile(rs[i])
+	}
 	var compiled []*Rule
-	for _, r := range rs {
-		c, cerr := e.compile(r)
-		if cerr != nil {
-			errs = append(errs, &BuildError{Rule: r, Err: cerr})
+	for i, r := range rs {
+		if firstErr[i] != nil {
+			errs = append(errs, &BuildError{Rule: r, Err: firstErr[i]})
 			continue
 		}
-		compiled = append(compiled, c...)
+		compiled = append(compiled, first[i]...)
 	}
 	// Rate settings Suricata refuses (threshold with detection_filter, bad backoff...) fail the
 	// rule; a scratch set checks them before iids are given out.

@@ -1,8 +1,11 @@
 package rules
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -74,11 +77,18 @@ func TestLoader(t *testing.T) {
 	for _, r := range rs {
 		got = append(got, r.Msg)
 	}
-	if strings.Join(got, "|") != "one|four newer|gid 2" {
+	// Threat-detection rules come in sid order (gid 1 sid 1, gid 2 sid 1, sid 4).
+	if strings.Join(got, "|") != "one|gid 2|four newer" {
 		t.Fatalf("rules %q", got)
 	}
-	if rs[1].Line != 8 || rs[1].File != path {
-		t.Fatalf("position %s:%d", rs[1].File, rs[1].Line)
+	if rs[2].Line != 8 || rs[2].File != path {
+		t.Fatalf("position %s:%d", rs[2].File, rs[2].Line)
+	}
+	// Errors come in file order.
+	for i := 1; i < len(errs); i++ {
+		if errs[i].(*Error).Line < errs[i-1].(*Error).Line && errs[i].(*Error).Kind != KindReplaced {
+			t.Fatalf("errors out of file order: %v", errs)
+		}
 	}
 	for _, e := range errs {
 		if e.(*Error).Kind == KindUnsupported && !strings.Contains(e.Error(), "keyword ttl is not supported yet") {
@@ -195,5 +205,91 @@ func TestRuleStructure(t *testing.T) {
 	}
 	if !r.Header.DstPort.Contains(80) || r.Header.DstPort.Contains(81) {
 		t.Fatal("ports")
+	}
+}
+
+// TestLoaderOrderIndependent loads the same rules in several file orders: the loaded rules
+// come in the same (sid) order, the same rules fail, and errors follow the file's lines.
+// Firewall rules keep file order.
+func TestLoaderOrderIndependent(t *testing.T) {
+	var lines []string
+	for sid := 1; sid <= 40; sid++ {
+		switch {
+		case sid%7 == 0:
+			lines = append(lines, fmt.Sprintf(`alert tcp any any -> any any (msg:"bad %d"; content:"|4 41|"; sid:%d;)`, sid, sid))
+		case sid%5 == 0:
+			lines = append(lines, fmt.Sprintf(`alert udp any any -> any 53 (msg:"udp %d";sid : %d; rev:2;)`, sid, sid))
+		default:
+			lines = append(lines, fmt.Sprintf(`alert tcp any any -> any %d (msg:"tcp %d"; content:"x%d"; sid:%d;)`, sid, sid, sid, sid))
+		}
+	}
+	orders := map[string][]string{"sorted": lines, "reversed": nil, "shuffled": nil}
+	for i := len(lines) - 1; i >= 0; i-- {
+		orders["reversed"] = append(orders["reversed"], lines[i])
+	}
+	shuffled := append([]string(nil), lines...)
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	orders["shuffled"] = shuffled
+	var want string
+	for name, text := range orders {
+		l := NewLoader(nil)
+		errs, st := l.LoadBytes(name, []byte(strings.Join(text, "\n")))
+		if st.Loaded != 35 || st.Failed != 5 {
+			t.Fatalf("%s: %+v %v", name, st, errs)
+		}
+		var got []string
+		for _, r := range l.Rules() {
+			got = append(got, fmt.Sprint(r.SID))
+		}
+		for i := 1; i < len(errs); i++ {
+			if errs[i].(*Error).Line <= errs[i-1].(*Error).Line {
+				t.Fatalf("%s: errors out of file order: %v", name, errs)
+			}
+		}
+		var failed []string
+		for _, e := range errs {
+			failed = append(failed, fmt.Sprint(e.(*Error).SID))
+		}
+		sort.Strings(failed)
+		g := strings.Join(got, ",") + " failed " + strings.Join(failed, ",")
+		if want == "" {
+			want = g
+		} else if g != want {
+			t.Fatalf("%s: %s\nwant %s", name, g, want)
+		}
+	}
+	if !strings.HasPrefix(want, "1,2,3,4,5,6,8,") {
+		t.Fatalf("not in sid order: %s", want)
+	}
+
+	fw := NewLoader(nil)
+	fw.Options.Firewall = true
+	text := "accept:hook tcp:all any any -> any 80 (sid:9;)\n" +
+		"accept:hook tcp:all any any -> any 22 (sid:3;)\n"
+	if errs, _ := fw.LoadBytes("fw.rules", []byte(text)); len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	if rs := fw.Rules(); len(rs) != 2 || rs[0].SID != 9 {
+		t.Fatalf("firewall rules must keep file order: %v", rs)
+	}
+}
+
+func TestSIDHint(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want uint64
+	}{
+		{`alert tcp any any -> any any (msg:"x"; sid:42; rev:1;)`, 42},
+		{`alert tcp any any -> any any (msg:"x";sid : 7;)`, 7},
+		{`alert tcp any any -> any any (msg:"sid:9"; sid:12;)`, 12},
+		{`alert tcp any any -> any any (sid:12; msg:"nosid:9";)`, 12},
+		{`alert tcp any any -> any any (msg:"x";)`, 0},
+		{`alert tcp any any -> any any (sid:;)`, 0},
+		{`sid:99999999999999999999999`, 9999999999999999999},
+		{``, 0},
+	} {
+		if got := sidHint(c.text); got != c.want {
+			t.Errorf("sidHint(%q) = %d, want %d", c.text, got, c.want)
+		}
 	}
 }
