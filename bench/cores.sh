@@ -46,7 +46,7 @@ json=""
 for c in "${configs[@]}"; do
 	m=$(median < "$work/$c.txt")
 	printf '%-10s %12s %10.3f  %s\n' "$c" "$m" "$(awk -v a="$m" -v b="$base" 'BEGIN {print a/b}')" "$(cat "$work/$c.planted")"
-	json+="${json:+, }\"$c\": {\"pps\": [$(paste -sd, "$work/$c.txt")], \"median_pps\": $m, \"planted_alerts\": \"$(cat "$work/$c.planted")\"}"
+	json+="${json:+, }\"$c\": {\"pps\": [$(paste -sd, "$work/$c.txt")], \"median_pps\": $m, \"vs_single\": $(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.3f", a/b}'), \"planted_alerts\": \"$(cat "$work/$c.planted")\"}"
 	if [ "$(cat "$work/$c.planted")" != "$(cat "$work/single.planted")" ]; then
 		echo "cores.sh: $c found the planted strings $(cat "$work/$c.planted") times, single $(cat "$work/single.planted")" >&2
 		exit 1

@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-11}
 SHARED=${SHARED:-../shared}
 ET=${ET:-$SHARED/corpus/rules/et-open-2024-04}
 command -v hyperfine >/dev/null || { echo "ordering.sh: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }

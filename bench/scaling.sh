@@ -44,7 +44,7 @@ for n in $SIZES; do
 		echo "scaling.sh: with $n rules the planted strings alerted $(cat "$work/$n.planted"), with $first $(cat "$work/$first.planted")" >&2
 		exit 1
 	fi
-	json_sizes+="${json_sizes:+, }\"$n\": {\"loaded\": \"$loaded\", \"pps\": [$(paste -sd, "$work/$n.txt")], \"median_pps\": $m, \"planted_alerts\": \"$(cat "$work/$n.planted")\"}"
+	json_sizes+="${json_sizes:+, }\"$n\": {\"loaded\": \"$loaded\", \"pps\": [$(paste -sd, "$work/$n.txt")], \"median_pps\": $m, \"vs_first\": $(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.3f", a/b}'), \"planted_alerts\": \"$(cat "$work/$n.planted")\"}"
 done
 host=$(hostname -s 2>/dev/null || echo host)
 out="bench/results/$(date -u +%Y-%m-%d)-${host}-scaling.json"
