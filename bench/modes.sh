@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 RANDOM=${SEED:-1}
 ROUNDS=${ROUNDS:-9}
-FLOWS=${FLOWS:-2000}
+FLOWS=${FLOWS:-8000}
 RULES=${RULES:-10000}
 work=$(mktemp -d /tmp/meerkat-modes.XXXXXX)
 trap 'rm -rf "$work"' EXIT
