@@ -62,6 +62,13 @@ func (e *Engine) NewThreadCtx(hosts *match.HostTable) (*ThreadCtx, error) {
 	return tc, nil
 }
 
+// PCRELimits returns how many backtracking pcre evaluations this worker cut short: stopped
+// by the per-evaluation time bound, or refused because the packet's budget was spent. Either
+// counts as "no match", as Suricata treats a pcre that hits its match limit.
+func (tc *ThreadCtx) PCRELimits() (timeouts, budgetRefused uint64) {
+	return tc.pst.PCRETimeouts, tc.pst.PCREBudgetHits
+}
+
 // Close releases the Hyperscan scratch.
 func (tc *ThreadCtx) Close() {
 	if tc.scanner != nil {

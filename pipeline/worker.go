@@ -391,7 +391,7 @@ func collectStats(workers []*worker, cfg *Config) *output.Stats {
 	var al alert.Counters
 	var ips ipsCounters
 	var fwc fwCounters
-	var mpmErrors, fwDiscarded uint64
+	var mpmErrors, fwDiscarded, pcreTimeouts, pcreRefused uint64
 	for _, w := range workers {
 		ips.add(&w.ips)
 		fwc.add(&w.fwc)
@@ -401,12 +401,19 @@ func collectStats(workers []*worker, cfg *Config) *output.Stats {
 		if w.tc != nil {
 			al.Add(&w.tc.Queue.Counters)
 			mpmErrors += w.tc.MPMErrors
+			t, r := w.tc.PCRELimits()
+			pcreTimeouts += t
+			pcreRefused += r
 			fwDiscarded += w.tc.FirewallDiscarded()
 			al.Alerts += w.tc.FirewallAlertCount()
 		}
 	}
 	if mpmErrors > 0 && cfg.Warn != nil {
 		cfg.Warn(fmt.Sprintf("%d Hyperscan scans failed; the rules of those signature groups were matched in full instead", mpmErrors))
+	}
+	if pcreTimeouts+pcreRefused > 0 && cfg.Warn != nil {
+		cfg.Warn(fmt.Sprintf("%d pcre evaluations ran past their time bound and %d were refused because their packet's pcre time budget was spent; each counted as no match",
+			pcreTimeouts, pcreRefused))
 	}
 	s := &output.Stats{}
 	dec.Each(s.Set)

@@ -151,9 +151,11 @@ type State struct {
 	conv       []byte // latin-1 to UTF-8 scratch for pcre
 	runes      []rune // latin-1 runes scratch for pcre
 	// re2Spent is the time regexp2 evaluations took on this packet (PCREPacketBudget);
-	// PCREBudgetHits counts the evaluations refused because it was spent (never reset).
+	// PCREBudgetHits counts the evaluations refused because it was spent, PCRETimeouts the
+	// evaluations stopped by PCREMatchTimeout (neither is ever reset).
 	re2Spent       time.Duration
 	PCREBudgetHits uint64
+	PCRETimeouts   uint64
 }
 
 // StartPacket begins a packet: the regexp2 time budget starts again.

@@ -435,3 +435,23 @@ func TestPCREPacketBudget(t *testing.T) {
 		t.Error("the next packet did not get a fresh budget")
 	}
 }
+
+// TestPCRETimeoutCounted: a backtracking expression that runs past PCREMatchTimeout is no
+// match and is counted in PCRETimeouts.
+func TestPCRETimeoutCounted(t *testing.T) {
+	old := PCREMatchTimeout
+	PCREMatchTimeout = time.Millisecond
+	defer func() { PCREMatchTimeout = old }()
+	// Catastrophic backtracking (nested quantifiers, then a backreference that keeps
+	// regexp2 in charge) over a subject that never matches.
+	p := mustProgram(t, `pcre:"/^(a+)+\1c/";`)
+	st := NewState()
+	st.StartPacket()
+	buf := []byte(strings.Repeat("a", 40) + "b")
+	if p.Inspect(buf, st) {
+		t.Fatal("matched")
+	}
+	if st.PCRETimeouts != 1 {
+		t.Fatalf("timeouts %d, want 1", st.PCRETimeouts)
+	}
+}

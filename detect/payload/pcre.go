@@ -209,6 +209,7 @@ func (r *regex) find2(subj []byte, start int, st *State) (int, int, int) {
 	m, err := r.re2.FindRunesMatchStartingAt(rs, start)
 	st.re2Spent += time.Since(t0)
 	if err != nil {
+		st.PCRETimeouts++
 		return 0, 0, -1
 	}
 	if m == nil {
