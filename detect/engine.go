@@ -113,48 +113,58 @@ type Rule struct {
 }
 
 // Engine is the compiled rule set. It is immutable once built and shared by all workers.
+//
+// The fields every packet reads come first, so that they share a few cache lines; the large
+// per-protocol tables come last (a packet's walk touches one entry of them at most).
 type Engine struct {
-	cfg   Config
 	rules []*Rule
-	names *match.Names
-	// sgh holds the signature groups and their Hyperscan databases of pkt_data fast
-	// patterns: by IP protocol, direction and server port, as Suricata groups rules, so a
-	// packet is scanned only for the patterns of rules that can apply to it.
-	sgh sigGroups
-	// always[proto] lists, in iid order, the rules without a fast pattern that apply to that IP
-	// protocol; they are candidates for every packet of it. alwaysIPOnly holds the IP-only
-	// ones, candidates only on the first packet of each flow direction.
-	always       [256][]uint32
-	alwaysIPOnly [256][]uint32
+	// UseBroadIndex is false when Config.NoBroadIndex asked for the per-protocol lists.
+	useBroad bool
+	// firewall is set in firewall mode; hasTags when a rule uses the tag keyword (tagHosts
+	// then holds the host tags).
+	firewall bool
+	hasTags  bool
+	// hasPreFlow and hasPreStream say whether the pre_flow and pre_stream hook tables hold
+	// rules (HasHook).
+	hasPreFlow, hasPreStream bool
+	// nFW is the number of firewall rules: they hold iids 0..nFW-1.
+	nFW int
+	// firstFWMPM is the lowest iid of a firewall rule with a fast pattern (such a rule is a
+	// candidate on some packets only): a deciding rule is cached per flow direction only
+	// below it.
+	firstFWMPM uint32
+	// pktPolicy holds the default policies of the packet tables (by table), copied from
+	// policies; policyRules the synthetic rules that log a policy with an alert action.
+	pktPolicy   [firewall.TablePacketFilter + 1]firewall.Policy
+	policyRules [firewall.TablePacketFilter + 1]*Rule
 	// broad indexes the rules without a fast pattern by address, port and protocol (issue #5):
 	// one lookup per packet returns the ones whose header can accept it. broadIID maps the
 	// index's dense numbering to iids; broadIPOnly marks the IP-only ones by that numbering.
 	broad       *broad.Index
 	broadIID    []uint32
 	broadIPOnly []uint64
-	// UseBroadIndex is false when Config.NoBroadIndex asked for the per-protocol lists.
-	useBroad bool
 	// thresholds decides threshold, detection_filter, suppress and rate_filter outcomes.
 	thresholds *threshold.Set
 	// Firewall mode: preFlow and preStream (per direction) list the rules of the
 	// packet:pre_flow and packet:pre_stream hooks in file order, evaluated one by one in their
 	// hooks (like every packet rule, they are candidates of the main walk too, as in Suricata
-	// 8.0.6 whose port groups hold them); policies are the default policies, policyRules the
-	// synthetic rules that log a policy with an alert action.
-	firewall    bool
-	preFlow     []uint32
-	preStream   [2][]uint32
-	policies    *firewall.Policies
-	policyRules [firewall.TablePacketFilter + 1]*Rule
-	// hasTags is set when a rule uses the tag keyword; tagHosts then holds the host tags.
-	hasTags  bool
-	tagHosts *TagHosts
-	// firstFWMPM is the lowest iid of a firewall rule with a fast pattern (such a rule is a
-	// candidate on some packets only): a deciding rule is cached per flow direction only
-	// below it.
-	firstFWMPM uint32
-	// nFW is the number of firewall rules: they hold iids 0..nFW-1.
-	nFW int
+	// 8.0.6 whose port groups hold them); policies are the default policies (the app-layer
+	// ones are read from here).
+	preFlow   []uint32
+	preStream [2][]uint32
+	policies  *firewall.Policies
+	tagHosts  *TagHosts
+	// sgh holds the signature groups and their Hyperscan databases of pkt_data fast
+	// patterns: by IP protocol, direction and server port, as Suricata groups rules, so a
+	// packet is scanned only for the patterns of rules that can apply to it.
+	sgh   sigGroups
+	cfg   Config
+	names *match.Names
+	// always[proto] lists, in iid order, the rules without a fast pattern that apply to that IP
+	// protocol; they are candidates for every packet of it. alwaysIPOnly holds the IP-only
+	// ones, candidates only on the first packet of each flow direction.
+	always       [256][]uint32
+	alwaysIPOnly [256][]uint32
 }
 
 // Supported reports whether the engine can evaluate a keyword. The rule loader uses it so a rule
@@ -295,7 +305,12 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 			}
 		}
 	}
+	e.hasPreFlow = len(e.preFlow) > 0
+	e.hasPreStream = len(e.preStream[0]) > 0 || len(e.preStream[1]) > 0
 	if e.firewall {
+		e.pktPolicy[firewall.TablePreFlow] = e.policies.PreFlow
+		e.pktPolicy[firewall.TablePreStream] = e.policies.PreStream
+		e.pktPolicy[firewall.TablePacketFilter] = e.policies.PacketFilter
 		e.buildPolicyRules()
 	}
 	if e.hasTags {

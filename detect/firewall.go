@@ -125,9 +125,9 @@ func (tc *ThreadCtx) FirewallDiscarded() uint64 { return tc.fw.Discarded }
 func (e *Engine) HasHook(t firewall.Table) bool {
 	switch t {
 	case firewall.TablePreFlow:
-		return len(e.preFlow) > 0
+		return e.hasPreFlow
 	case firewall.TablePreStream:
-		return len(e.preStream[0]) > 0 || len(e.preStream[1]) > 0
+		return e.hasPreStream
 	}
 	return false
 }
@@ -152,13 +152,10 @@ func (e *Engine) buildPolicyRules() {
 
 // policy returns the default policy of a packet table.
 func (e *Engine) policy(t firewall.Table) firewall.Policy {
-	switch t {
-	case firewall.TablePreFlow:
-		return e.policies.PreFlow
-	case firewall.TablePreStream:
-		return e.policies.PreStream
+	if t == firewall.TablePreFlow || t == firewall.TablePreStream {
+		return e.pktPolicy[t]
 	}
-	return e.policies.PacketFilter
+	return e.pktPolicy[firewall.TablePacketFilter]
 }
 
 // RunHook evaluates the rules of a packet hook table (TablePreFlow before the flow table, with

@@ -35,7 +35,8 @@ import (
 //
 // MEERKAT_BENCH_MODES (optional) limits the modes, e.g. "ips" or "fw" (for profiles);
 // MEERKAT_BENCH_BUILD_FIRST (optional) rotates the order the engines are built in;
-// MEERKAT_BENCH_REBUILD=1 rebuilds every engine before each of its replays.
+// MEERKAT_BENCH_REBUILD=1 rebuilds every engine before each of its replays;
+// MEERKAT_BENCH_INTERLEAVE=N replays the modes side by side, N packets each in turn.
 //
 // Example: go test ./pipeline -run '^$' -bench FirewallVsIPS -benchtime 5x
 func BenchmarkFirewallVsIPS(b *testing.B) {
@@ -145,10 +146,56 @@ func BenchmarkFirewallVsIPS(b *testing.B) {
 		w.close()
 		return d
 	}
+	// MEERKAT_BENCH_INTERLEAVE=N replays the modes side by side instead of one after another:
+	// every mode's worker takes the next N packets in turn (the order rotating per chunk), so a
+	// slow spell of a shared machine, which lasts longer than a chunk, falls on every mode alike.
+	interleave, _ := strconv.Atoi(os.Getenv("MEERKAT_BENCH_INTERLEAVE"))
+	replayInterleaved := func() []time.Duration {
+		ws := make([]*worker, len(modes))
+		for i := range modes {
+			w, err := newWorker(0, 1, &cfgs[i])
+			if err != nil {
+				b.Fatal(err)
+			}
+			ws[i] = w
+		}
+		runtime.GC()
+		d := make([]time.Duration, len(modes))
+		chunk := 0
+		for start := 0; start < len(frames); start += interleave {
+			end := min(start+interleave, len(frames))
+			for k := range ws {
+				i := (chunk + k) % len(ws)
+				t0 := time.Now()
+				for j := start; j < end; j++ {
+					ws[i].process(&frames[j])
+				}
+				d[i] += time.Since(t0)
+			}
+			chunk++
+		}
+		for i, w := range ws {
+			t0 := time.Now()
+			w.flows.ExpireAt(w.flows.Now())
+			w.flows.Shutdown()
+			d[i] += time.Since(t0)
+			w.close()
+		}
+		return d
+	}
 	spent := make([]time.Duration, len(modes))
 	var perRound [][]time.Duration // each round's replay time per mode
 	round := 0
 	for b.Loop() {
+		if interleave > 0 {
+			d := replayInterleaved()
+			for i := range d {
+				spent[i] += d[i]
+			}
+			perRound = append(perRound, d)
+			round++
+			continue
+		}
 		d := make([]time.Duration, len(modes))
 		for k := range modes {
 			i := (round + k) % len(modes)
