@@ -311,9 +311,14 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 		if bc != nil && bc.FWFirst != 0 && !skipFW {
 			// This flow direction's firewall result is known: the same header-only rule
 			// decides (collect left the firewall candidates out).
-			var done bool
-			stop, done = e.fwRuleMatched(tc, e.rules[bc.FWFirst-1], p, f, &action)
-			verdict, skipFW = done, done
+			if bc.FWQuiet {
+				// What fwRuleMatched does for an accept:hook rule without alert.
+				verdict, skipFW = true, true
+			} else {
+				var done bool
+				stop, done = e.fwRuleMatched(tc, e.rules[bc.FWFirst-1], p, f, &action)
+				verdict, skipFW = done, done
+			}
 		}
 		if !have {
 			stop = true
@@ -350,6 +355,8 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 					verdict, skipFW = true, true
 					if static && bc != nil && bc.Valid && !bc.Overflow && r.IID < e.firstFWMPM {
 						bc.FWFirst = r.IID + 1
+						bc.FWQuiet = r.scope == rules.ScopeHook && r.Action&alert.ActionAccept != 0 &&
+							r.Action&(alert.ActionAlert|alert.ActionDrop) == 0
 					}
 					break
 				}

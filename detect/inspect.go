@@ -155,7 +155,7 @@ func (e *Engine) collect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 		} else {
 			words := e.broad.Lookup(tc.bbuf, p.SrcIP, p.DstIP, p.IPProto, p.SrcPort, p.DstPort, p.HasPorts())
 			if bc != nil {
-				bc.Valid, bc.Overflow, bc.N, bc.NFW, bc.FWFirst = true, false, 0, 0, 0
+				bc.Valid, bc.Overflow, bc.N, bc.NFW, bc.FWFirst, bc.FWQuiet = true, false, 0, 0, 0, false
 			}
 			for w, bits := range words {
 				for bits != 0 {

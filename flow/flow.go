@@ -248,4 +248,7 @@ type BroadCache struct {
 	// packets when its match and every firewall candidate before it depend only on the
 	// header: later packets apply it without evaluating the firewall rules again.
 	FWFirst uint32
+	// FWQuiet says that the FWFirst rule is an accept:hook rule without alert: applying it
+	// only ends the firewall walk, so the rule itself need not be read again.
+	FWQuiet bool
 }
