@@ -24,8 +24,11 @@
 # packets/s (median ratio >= 0.95); fw-empty costs no more than ips: PASS when the interval
 # reaches 1.0 (no measurable cost), FAIL when it lies wholly below. The threat-detection alerts
 # in eve.json must be the same in ips and fw-empty (a warning if not). Writes
-# bench/results/<date>-<host>-firewall.json. (BenchmarkFirewallVsIPS in package pipeline
-# measures the packet loop from memory in one process, for profiling.)
+# bench/results/<date>-<host>-firewall.json. INPROCESS (default 5) rounds of the packet loop
+# in one process with the three configurations interleaved 256 packets at a time
+# (BenchmarkFirewallVsIPS, MEERKAT_BENCH_INTERLEAVE; ips-again, a second IPS engine, is the
+# control) measure the same ratios without the run-to-run spread of whole processes; 0 skips
+# them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -35,6 +38,7 @@ SHARED=${SHARED:-../shared}
 ET=${ET:-$SHARED/corpus/rules/et-open-2024-04}
 TD_RULES=${TD_RULES:-50000}
 FW_RULES=${FW_RULES:-200}
+INPROCESS=${INPROCESS:-5}
 if [ ! -d "$SHARED/corpus/pcaps" ] || [ ! -d "$ET" ]; then
 	echo "firewall.sh: $SHARED/corpus (pcaps and ET Open rules) not found; nothing measured" >&2
 	exit 0
@@ -100,6 +104,19 @@ for r in $(seq "$ROUNDS"); do
 	done
 	echo "\"${order[*]}\"" >> "$work/order.txt"
 done
+inproc='null'
+if [ "$INPROCESS" -gt 0 ]; then
+	MEERKAT_BENCH_CAPTURE="$work/corpus" MEERKAT_BENCH_TD="$work/td.rules" MEERKAT_BENCH_FW="$work/fw.rules" \
+		MEERKAT_BENCH_MODES=ips,fw,fw-empty,ips-again MEERKAT_BENCH_INTERLEAVE=256 \
+		go test ./pipeline -run '^$' -bench FirewallVsIPS -benchtime "${INPROCESS}x" > "$work/inproc.txt" 2>&1 ||
+		{ tail -20 "$work/inproc.txt" >&2; echo "firewall.sh: the in-process benchmark failed" >&2; exit 1; }
+	line=$(grep '^BenchmarkFirewallVsIPS' "$work/inproc.txt")
+	metric() { echo "$line" | awk -v m="$1" '{for (i = 2; i <= NF; i++) if ($i == m) print $(i-1)}'; }
+	inproc="{\"rounds\": $INPROCESS, \"interleave_packets\": 256, \"ns_per_packet\": {\"ips\": $(metric ips-ns/pkt), \"fw\": $(metric fw-ns/pkt), \"fw_empty\": $(metric fw-empty-ns/pkt), \"ips_again\": $(metric ips-again-ns/pkt)}, \"median_round_ratio_pps\": {\"fw/ips\": $(metric fw/ips-pps), \"fw_empty/ips\": $(metric fw-empty/ips-pps), \"ips_again/ips\": $(metric ips-again/ips-pps)}}"
+	printf 'packet loop in process, configurations interleaved, %s rounds: ns/packet ips %s, fw %s, fw-empty %s, ips again %s; fw/ips %s, fw-empty/ips %s, control %s\n' \
+		"$INPROCESS" "$(metric ips-ns/pkt)" "$(metric fw-ns/pkt)" "$(metric fw-empty-ns/pkt)" "$(metric ips-again-ns/pkt)" \
+		"$(metric fw/ips-pps)" "$(metric fw-empty/ips-pps)" "$(metric ips-again/ips-pps)"
+fi
 ips=$(median < "$work/ips.txt"); fw=$(median < "$work/fw.txt"); fwe=$(median < "$work/fw-empty.txt")
 read -r ratio_fw lo_fw hi_fw all_fw < <(paired_ratios "$work/ips.txt" "$work/fw.txt")
 read -r ratio_fwe lo_fwe hi_fwe all_fwe < <(paired_ratios "$work/ips.txt" "$work/fw-empty.txt")
@@ -153,7 +170,7 @@ cat > "$out" <<JSON
   "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
   "machine": $(machine_json),
   "commit": "$(commit_id)",
-  "command": "ROUNDS=$ROUNDS TD_RULES=$TD_RULES FW_RULES=$FW_RULES bench/firewall.sh",
+  "command": "ROUNDS=$ROUNDS TD_RULES=$TD_RULES FW_RULES=$FW_RULES INPROCESS=$INPROCESS bench/firewall.sh",
   "configurations": {
     "ips": "meerkat -c cached.yaml $(args ips | sed "s|$work/||g") -r CORPUS -l LOGDIR --runmode single -k none --simulate-ips",
     "fw": "meerkat -c cached.yaml $(args fw | sed "s|$work/||g") -r CORPUS -l LOGDIR --runmode single -k none --simulate-ips",
@@ -186,6 +203,7 @@ cat > "$out" <<JSON
   "ratio_fw_empty_ci95": [$lo_fwe, $hi_fwe],
   "bar_fw_empty": "costs no more than ips: the 95% interval of the median paired ratio reaches 1.0",
   "verdict_fw_empty": "$verdict_fwe",
+  "packet_loop_interleaved": $inproc,
   "layout": "every run gets an environment variable of random length (0-4095 bytes, bash RANDOM seeded with SEED=${SEED:-1}) so that memory-layout bias is spread over the runs instead of fixed per configuration",
   "note": "Each round runs the three configurations seconds apart; its fw/ips and fw-empty/ips ratios are paired samples. Alerts, drops and EVE counts come from one untimed warm-up run of each configuration; the timed rounds rotate the order of the configurations.",
   "disclaimer": "One machine on one day; a shared, noisy VM. Ratios measured side by side are more trustworthy than absolute figures."
