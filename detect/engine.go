@@ -137,6 +137,9 @@ type Engine struct {
 	// policies; policyRules the synthetic rules that log a policy with an alert action.
 	pktPolicy   [firewall.TablePacketFilter + 1]firewall.Policy
 	policyRules [firewall.TablePacketFilter + 1]*Rule
+	// quietFilterPolicy: the packet:filter policy is accept:hook without alert, which
+	// changes nothing until the end of the packet (Suricata's default hook policy).
+	quietFilterPolicy bool
 	// broad indexes the rules without a fast pattern by address, port and protocol (issue #5):
 	// one lookup per packet returns the ones whose header can accept it. broadIID maps the
 	// index's dense numbering to iids; broadIPOnly marks the IP-only ones by that numbering.
@@ -312,6 +315,9 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 		e.pktPolicy[firewall.TablePreStream] = e.policies.PreStream
 		e.pktPolicy[firewall.TablePacketFilter] = e.policies.PacketFilter
 		e.buildPolicyRules()
+		pf := e.pktPolicy[firewall.TablePacketFilter]
+		e.quietFilterPolicy = pf.Scope == rules.ScopeHook && pf.Action&alert.ActionAccept != 0 &&
+			pf.Action&(alert.ActionAlert|alert.ActionDrop) == 0 && e.policyRules[firewall.TablePacketFilter] == nil
 	}
 	if e.hasTags {
 		e.tagHosts = NewTagHosts()

@@ -320,71 +320,75 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 				verdict, skipFW = done, done
 			}
 		}
-		if !have {
-			stop = true
-		}
-		ipOnlyDone := f != nil && f.IPOnlyDone[dir]
-		tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
-		if f != nil && have {
-			f.IPOnlyDone[dir] = true
-		}
-		flowStart := f != nil && f.PacketFlowStart()
-		passed := f != nil && f.Action == flow.ActionPass
-		// static: every firewall candidate so far depends only on the header and none matched
-		// (a config rule that matches acts on every packet: nothing may be cached behind it).
-		static := true
-		// After a firewall drop, and in a flow passed by threat detection, the walk goes on for
-		// the IP-only rules alone: Suricata's IP-only engine runs before its rule loop, so they
-		// still match (and set their flowbits) there.
-		cs := tc.cands
-		iid, ok := cs.Next(0)
-		// Firewall rules have the lowest iids: walk them first, until one decides.
-		if !skipFW && !stop {
-			for ; ok && iid < e.nFW; iid, ok = cs.Next(iid + 1) {
-				r := e.rules[iid]
-				if r.flowStart && !flowStart || r.synNoToClient && dir == flow.ToClient {
-					continue
-				}
-				static = static && r.fwStatic
-				if !r.matches(tc, p) {
-					continue
-				}
-				var done bool
-				stop, done = e.fwRuleMatched(tc, r, p, f, &action)
-				if done {
-					verdict, skipFW = true, true
-					if static && bc != nil && bc.Valid && !bc.Overflow && r.IID < e.firstFWMPM {
-						bc.FWFirst = r.IID + 1
-						bc.FWQuiet = r.scope == rules.ScopeHook && r.Action&alert.ActionAccept != 0 &&
-							r.Action&(alert.ActionAlert|alert.ActionDrop) == 0
+		// With no candidate at all (and the firewall decided, or no firewall rule in reach),
+		// nothing can match: only the policy and the alert walk remain.
+		if have {
+			ipOnlyDone := f != nil && f.IPOnlyDone[dir]
+			tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
+			if f != nil {
+				f.IPOnlyDone[dir] = true
+			}
+			flowStart := f != nil && f.PacketFlowStart()
+			passed := f != nil && f.Action == flow.ActionPass
+			// static: every firewall candidate so far depends only on the header and none matched
+			// (a config rule that matches acts on every packet: nothing may be cached behind it).
+			static := true
+			// After a firewall drop, and in a flow passed by threat detection, the walk goes on for
+			// the IP-only rules alone: Suricata's IP-only engine runs before its rule loop, so they
+			// still match (and set their flowbits) there.
+			cs := tc.cands
+			iid, ok := cs.Next(0)
+			// Firewall rules have the lowest iids: walk them first, until one decides.
+			if !skipFW && !stop {
+				for ; ok && iid < e.nFW; iid, ok = cs.Next(iid + 1) {
+					r := e.rules[iid]
+					if r.flowStart && !flowStart || r.synNoToClient && dir == flow.ToClient {
+						continue
 					}
-					break
+					static = static && r.fwStatic
+					if !r.matches(tc, p) {
+						continue
+					}
+					var done bool
+					stop, done = e.fwRuleMatched(tc, r, p, f, &action)
+					if done {
+						verdict, skipFW = true, true
+						if static && bc != nil && bc.Valid && !bc.Overflow && r.IID < e.firstFWMPM {
+							bc.FWFirst = r.IID + 1
+							bc.FWQuiet = r.scope == rules.ScopeHook && r.Action&alert.ActionAccept != 0 &&
+								r.Action&(alert.ActionAlert|alert.ActionDrop) == 0
+						}
+						break
+					}
+					static = false
 				}
-				static = false
 			}
-		}
-		if ok && iid < e.nFW {
-			iid, ok = cs.Next(e.nFW)
-		}
-		if stop || passed {
-			// After a firewall drop, and in a flow passed by threat detection, only the IP-only
-			// rules still run: Suricata's IP-only engine works before its rule loop, so they
-			// match (and set their flowbits) there.
-			for ; ok && have; iid, ok = cs.Next(iid + 1) {
-				r := e.rules[iid]
-				if !r.ipOnly || ipOnlyDone || !r.matches(tc, p) {
-					continue
+			if ok && iid < e.nFW {
+				iid, ok = cs.Next(e.nFW)
+			}
+			if stop || passed {
+				// After a firewall drop, and in a flow passed by threat detection, only the IP-only
+				// rules still run: Suricata's IP-only engine works before its rule loop, so they
+				// match (and set their flowbits) there.
+				for ; ok; iid, ok = cs.Next(iid + 1) {
+					r := e.rules[iid]
+					if !r.ipOnly || ipOnlyDone || !r.matches(tc, p) {
+						continue
+					}
+					e.addTD(tc, r, p, f)
 				}
-				e.addTD(tc, r, p, f)
+			} else {
+				e.walkTD(tc, p, f, iid, ok, ipOnlyDone)
 			}
-		} else {
-			e.walkTD(tc, p, f, iid, ok, ipOnlyDone)
 		}
 	}
 	var pktPolicy alert.Action
 	if skipFW || verdict {
 		tc.Verdict.Action |= action
 		pktPolicy = action
+	} else if e.quietFilterPolicy {
+		// What applyPacketPolicy does, before the end, for an accept:hook policy without alert.
+		pktPolicy = action | tc.Verdict.Action
 	} else {
 		pktPolicy = action | e.applyPacketPolicy(tc, firewall.TablePacketFilter, f, false)
 	}
