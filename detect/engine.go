@@ -61,41 +61,14 @@ type Config struct {
 	ThresholdMaxEntries int
 }
 
-// Rule is one compiled rule.
+// Rule is one compiled rule. The fields a candidate walk reads (flags, header, programs) come
+// first and fit in two cache lines; the rest (the parsed rule, the alert record) follows.
 type Rule struct {
 	IID uint32
-	// Src is the parsed rule.
-	Src *rules.Rule
 	// Action is the rule's action flags (alert.Action bits).
 	Action alert.Action
-	// Alert is the part of an EVE alert record that comes from the rule.
-	Alert output.Alert
 	// NoAlert rules act but log nothing.
 	NoAlert bool
-
-	ipProtos  [256]bool
-	anyProto  bool
-	ipv4Only  bool
-	ipv6Only  bool
-	portProto bool // the protocol has ports (tcp, udp, sctp)
-	src, dst  *rules.Address
-	sp, dp    *rules.Port
-	match     *match.Matcher
-	post      *match.Post
-	payload   *payload.Program // pkt_data; nil when the rule has no payload keywords
-	hasMPM    bool
-	// synNoToClient: a SYN-only rule without a direction, written for specific destination
-	// ports, which Suricata leaves out of the to-client rule groups (RulesGroupByPorts): it is
-	// never evaluated on a to-client packet.
-	synNoToClient bool
-	// needPayload and needNoPayload are Suricata's SIG_MASK_REQUIRE_PAYLOAD and
-	// SIG_MASK_REQUIRE_NO_PAYLOAD: a packet-payload keyword, or a dsize that excludes 0, needs
-	// a packet with payload; dsize:0 needs one without.
-	needPayload, needNoPayload bool
-	// toFlow is set when the rule's drop or pass applies to the whole flow (§2.4: explicit
-	// :flow scope, or auto scope for IP-only, like-IP-only, PD-only and app-layer types; stream
-	// and packet types act on the packet, since this engine's matches are never stateful yet).
-	toFlow bool
 	// ipOnly rules are evaluated on the first packet of each flow direction only (and on every
 	// packet without a flow), as Suricata's IP-only engine does.
 	ipOnly bool
@@ -108,9 +81,40 @@ type Rule struct {
 	// fwStatic: a packet:filter rule whose match depends only on the packet header (no
 	// keyword, payload, hook or rate), so its result is fixed for a flow direction.
 	fwStatic bool
+	// synNoToClient: a SYN-only rule without a direction, written for specific destination
+	// ports, which Suricata leaves out of the to-client rule groups (RulesGroupByPorts): it is
+	// never evaluated on a to-client packet.
+	synNoToClient bool
+	// needPayload and needNoPayload are Suricata's SIG_MASK_REQUIRE_PAYLOAD and
+	// SIG_MASK_REQUIRE_NO_PAYLOAD: a packet-payload keyword, or a dsize that excludes 0, needs
+	// a packet with payload; dsize:0 needs one without.
+	needPayload, needNoPayload bool
+	anyProto                   bool
+	ipv4Only                   bool
+	ipv6Only                   bool
+	portProto                  bool // the protocol has ports (tcp, udp, sctp)
+	hasMPM                     bool
+	// toFlow is set when the rule's drop or pass applies to the whole flow (§2.4: explicit
+	// :flow scope, or auto scope for IP-only, like-IP-only, PD-only and app-layer types; stream
+	// and packet types act on the packet, since this engine's matches are never stateful yet).
+	toFlow   bool
+	src, dst *rules.Address
+	sp, dp   *rules.Port
+	match    *match.Matcher
+	post     *match.Post
+	payload  *payload.Program // pkt_data; nil when the rule has no payload keywords
+	// ipProtos is the set of IP protocols the rule applies to (unless anyProto), a bit each.
+	ipProtos [4]uint64
+	// Src is the parsed rule.
+	Src *rules.Rule
 	// tags are the rule's tag keywords.
 	tags []tagSpec
+	// Alert is the part of an EVE alert record that comes from the rule.
+	Alert output.Alert
 }
+
+// hasProto reports whether the rule's protocol set holds IP protocol p.
+func (r *Rule) hasProto(p uint8) bool { return r.ipProtos[p>>6]&(1<<(p&63)) != 0 }
 
 // Engine is the compiled rule set. It is immutable once built and shared by all workers.
 //
@@ -401,7 +405,7 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 		c.anyProto = true
 	}
 	for _, p := range h.Protocol.IPProtos {
-		c.ipProtos[p] = true
+		c.ipProtos[p>>6] |= 1 << (p & 63)
 		if p == decode.ProtoTCP || p == decode.ProtoUDP || p == decode.ProtoSCTP {
 			c.portProto = true
 		}
@@ -698,7 +702,7 @@ func (e *Engine) buildPrefilter() error {
 			continue
 		}
 		for p := 0; p < 256; p++ {
-			if r.anyProto || r.ipProtos[p] {
+			if r.anyProto || r.hasProto(uint8(p)) {
 				if r.ipOnly {
 					e.alwaysIPOnly[p] = append(e.alwaysIPOnly[p], r.IID)
 				} else {
@@ -720,7 +724,7 @@ func (e *Engine) buildPrefilter() error {
 				IPv4Only: r.ipv4Only, IPv6Only: r.ipv6Only}
 			if !r.anyProto {
 				for p := 0; p < 256; p++ {
-					if r.ipProtos[p] {
+					if r.hasProto(uint8(p)) {
 						br.Protos = append(br.Protos, uint8(p))
 					}
 				}

@@ -287,7 +287,7 @@ func (e *Engine) buildGroups() error {
 				continue
 			}
 			for proto := range 256 {
-				if r.ipProtos[proto] && r.groupMember(uint8(proto), dir) {
+				if r.hasProto(uint8(proto)) && r.groupMember(uint8(proto), dir) {
 					specific[proto] = append(specific[proto], r.IID)
 				}
 			}
@@ -591,7 +591,7 @@ func patternsHash(ps []hs.Pattern, seed maphash.Seed) uint64 {
 // SYN-only rule without a direction written for server ports, which Suricata leaves out of
 // the to-client groups.
 func (r *Rule) groupMember(proto uint8, dir flow.Direction) bool {
-	if r.ipOnly || !r.anyProto && !r.ipProtos[proto] {
+	if r.ipOnly || !r.anyProto && !r.hasProto(uint8(proto)) {
 		return false
 	}
 	if dir == flow.ToServer && !r.Src.ToServer || dir == flow.ToClient && !r.Src.ToClient {

@@ -287,7 +287,7 @@ func (r *Rule) headerMatch(p *decode.Packet) bool {
 	if r.needPayload && len(p.Payload) == 0 || r.needNoPayload && len(p.Payload) > 0 {
 		return false
 	}
-	if !r.anyProto && (!r.ipProtos[p.IPProto] || !p.HasL4) {
+	if !r.anyProto && (!r.hasProto(p.IPProto) || !p.HasL4) {
 		return false // a protocol rule needs that protocol's header (fragments have none)
 	}
 	if r.portProto || !r.sp.Any || !r.dp.Any {
