@@ -14,6 +14,7 @@ import (
 	"github.com/meerkat-ids/meerkat/detect"
 	"github.com/meerkat-ids/meerkat/detect/match"
 	"github.com/meerkat-ids/meerkat/firewall"
+	"github.com/meerkat-ids/meerkat/output"
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
@@ -36,7 +37,8 @@ import (
 // MEERKAT_BENCH_MODES (optional) limits the modes, e.g. "ips" or "fw" (for profiles);
 // MEERKAT_BENCH_BUILD_FIRST (optional) rotates the order the engines are built in;
 // MEERKAT_BENCH_REBUILD=1 rebuilds every engine before each of its replays;
-// MEERKAT_BENCH_INTERLEAVE=N replays the modes side by side, N packets each in turn.
+// MEERKAT_BENCH_INTERLEAVE=N replays the modes side by side, N packets each in turn;
+// MEERKAT_BENCH_EVE=1 writes their EVE alert, drop and flow records to /dev/null.
 //
 // Example: go test ./pipeline -run '^$' -bench FirewallVsIPS -benchtime 5x
 func BenchmarkFirewallVsIPS(b *testing.B) {
@@ -119,9 +121,20 @@ func BenchmarkFirewallVsIPS(b *testing.B) {
 		}
 		modes = kept
 	}
+	// MEERKAT_BENCH_EVE=1 writes every mode's EVE alert, drop and flow records to /dev/null,
+	// as a run writes them to its log, so the comparison includes what each mode logs.
+	eve := os.Getenv("MEERKAT_BENCH_EVE") == "1"
 	cfgs := make([]Config, len(modes))
 	for i, m := range modes {
 		cfg := testConfig(RunmodeSingle)
+		if eve {
+			devnull, err := output.OpenWriter(os.DevNull, true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer devnull.Close()
+			cfg.Outputs = Outputs{EVE: devnull, EVEAlert: true, EVEDrop: true, EVEFlow: true}
+		}
 		cfg.Flow.MaxFlows = 1 << 20
 		cfg.FlowHashSize, cfg.FlowPrealloc = 1<<16, 1<<14
 		cfg.IPS, cfg.Firewall, cfg.Engine = true, m.fw, m.e
@@ -142,6 +155,7 @@ func BenchmarkFirewallVsIPS(b *testing.B) {
 		}
 		w.flows.ExpireAt(w.flows.Now())
 		w.flows.Shutdown()
+		w.flush()
 		d := time.Since(start)
 		w.close()
 		return d
@@ -178,6 +192,7 @@ func BenchmarkFirewallVsIPS(b *testing.B) {
 			t0 := time.Now()
 			w.flows.ExpireAt(w.flows.Now())
 			w.flows.Shutdown()
+			w.flush()
 			d[i] += time.Since(t0)
 			w.close()
 		}
