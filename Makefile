@@ -67,7 +67,7 @@ bench: build bench-deps
 	ROUNDS=3 INPROCESS=3 ./bench/groups.sh
 	./bench/broad.sh
 	./bench/modes.sh
-	ROUNDS=9 ./bench/firewall.sh
+	ROUNDS=7 ./bench/firewall.sh
 	./bench/scaling.sh
 	./bench/cores.sh
 	./bench/ordering.sh
