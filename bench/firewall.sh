@@ -106,21 +106,7 @@ for r in $(seq "$ROUNDS"); do
 done
 inproc='null'
 if [ "$INPROCESS" -gt 0 ]; then
-	MEERKAT_BENCH_CAPTURE="$work/corpus" MEERKAT_BENCH_TD="$work/td.rules" MEERKAT_BENCH_FW="$work/fw.rules" \
-		MEERKAT_BENCH_MODES=ips,fw,fw-empty,ips-again MEERKAT_BENCH_INTERLEAVE=256 MEERKAT_BENCH_EVE=1 \
-		go test ./pipeline -run '^$' -bench FirewallVsIPS -benchtime "${INPROCESS}x" > "$work/inproc.txt" 2>&1 ||
-		{ tail -20 "$work/inproc.txt" >&2; echo "firewall.sh: the in-process benchmark failed" >&2; exit 1; }
-	line=$(grep '^BenchmarkFirewallVsIPS' "$work/inproc.txt")
-	metric() { echo "$line" | awk -v m="$1" '{for (i = 2; i <= NF; i++) if ($i == m) print $(i-1)}'; }
-	fwr=$(metric fw/ips-pps); fwer=$(metric fw-empty/ips-pps); ctl=$(metric ips-again/ips-pps)
-	# The bars, judged here: fw/ips >= 0.95; firewall mode with no rules costs no more than IPS
-	# mode, i.e. no/ips lies no further below 1 than the control (two identical IPS engines) does.
-	in_fw=$(awk -v r="$fwr" 'BEGIN {print (r >= 0.95) ? "PASS" : "FAIL"}')
-	in_fwe=$(awk -v r="$fwer" -v c="$ctl" 'BEGIN {t = (c < 1) ? c : 1 / c; print (r >= t) ? "PASS" : "FAIL"}')
-	inproc="{\"rounds\": $INPROCESS, \"interleave_packets\": 256, \"eve\": \"alert, drop and flow records written to /dev/null\", \"verdict_fw\": \"$in_fw\", \"bar_fw\": \"fw/ips >= 0.95\", \"verdict_fw_empty\": \"$in_fwe\", \"bar_fw_empty\": \"fw_empty/ips no further below 1 than the control ips_again/ips (or its inverse)\", \"ns_per_packet\": {\"ips\": $(metric ips-ns/pkt), \"fw\": $(metric fw-ns/pkt), \"fw_empty\": $(metric fw-empty-ns/pkt), \"ips_again\": $(metric ips-again-ns/pkt)}, \"median_round_ratio_pps\": {\"fw/ips\": $(metric fw/ips-pps), \"fw_empty/ips\": $(metric fw-empty/ips-pps), \"ips_again/ips\": $(metric ips-again/ips-pps)}}"
-	printf 'packet loop in process, configurations interleaved, %s rounds: ns/packet ips %s, fw %s, fw-empty %s, ips again %s; fw/ips %s (bar 0.95): %s; fw-empty/ips %s (bar: no further below 1 than the control %s): %s\n' \
-		"$INPROCESS" "$(metric ips-ns/pkt)" "$(metric fw-ns/pkt)" "$(metric fw-empty-ns/pkt)" "$(metric ips-again-ns/pkt)" \
-		"$fwr" "$in_fw" "$fwer" "$ctl" "$in_fwe"
+	interleaved_loop "$work/corpus" "$work/td.rules" "$work/fw.rules" "$INPROCESS" "$work"
 fi
 ips=$(median < "$work/ips.txt"); fw=$(median < "$work/fw.txt"); fwe=$(median < "$work/fw-empty.txt")
 read -r ratio_fw lo_fw hi_fw all_fw < <(paired_ratios "$work/ips.txt" "$work/fw.txt")
