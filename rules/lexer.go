@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"strings"
@@ -27,52 +26,64 @@ type Line struct {
 // a space, a tab, CR or LF is skipped (so an indented rule is ignored), a line that ends, after
 // trailing white space, in '\' continues on the next line (which is appended as it is, even
 // when it starts with '#' or white space), and a rule that is still continued at the end of the
-// file is dropped. It only fails when the reader fails.
+// file is dropped. It only fails when the reader fails; the rules read before then are returned.
 func SplitLines(r io.Reader) ([]Line, error) {
-	br := bufio.NewReaderSize(r, 64*1024)
-	var out []Line
+	data, err := io.ReadAll(r)
+	raws := splitRaw(data)
+	out := make([]Line, len(raws))
+	for i := range raws {
+		out[i] = raws[i].toLine()
+	}
+	return out, err
+}
+
+// rawLine is one rule of a rule file before it becomes a string: its text is a slice of the
+// file's bytes (or, for a rule continued over several lines, of a joined copy).
+type rawLine struct {
+	line    int
+	text    []byte
+	tooLong bool
+}
+
+// toLine copies the rule's text into a string of its own.
+func (r *rawLine) toLine() Line {
+	return Line{Line: r.line, Text: string(r.text), TooLong: r.tooLong}
+}
+
+// splitRaw finds the rules in a rule file's bytes, as SplitLines describes, without copying
+// the text of one-line rules. The loader turns each into a string just before parsing it, so
+// that the rule texts lie in memory in the order they are parsed, whatever the file's order.
+func splitRaw(data []byte) []rawLine {
+	var out []rawLine
 	var cur []byte // the rule being assembled
 	start := 0     // its first line
 	lineno := 0
-	for {
-		raw, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			// An enormous line: read it whole.
-			buf := append([]byte(nil), raw...)
-			for err == bufio.ErrBufferFull {
-				raw, err = br.ReadSlice('\n')
-				buf = append(buf, raw...)
-			}
-			raw = buf
+	one := func(text []byte) {
+		tooLong := false
+		if len(text) >= MaxRuleSize {
+			tooLong = true
+			text = text[:MaxRuleSize-1]
 		}
-		if len(raw) == 0 && err != nil {
-			if err == io.EOF {
-				return out, nil
-			}
-			return out, err
+		out = append(out, rawLine{line: start, text: text, tooLong: tooLong})
+	}
+	for len(data) > 0 {
+		var raw []byte
+		last := false // the file's last line, without a line break
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			raw, data = data[:i+1], data[i+1:]
+		} else {
+			raw, data, last = data, nil, true
 		}
 		lineno++
 		if cur == nil {
 			if c := raw[0]; c == '#' || c == ' ' || c == '\t' || c == '\r' || c == '\n' {
-				if err == io.EOF {
-					return out, nil
-				}
 				continue
 			}
 			start = lineno
 			// Fast path: a whole rule on one line.
 			t := bytes.TrimRight(raw, " \t\r\n\v\f")
 			if len(t) > 0 && t[len(t)-1] != '\\' {
-				text := bytes.TrimRight(raw, "\r\n")
-				tooLong := false
-				if len(text) >= MaxRuleSize {
-					tooLong = true
-					text = text[:MaxRuleSize-1]
-				}
-				out = append(out, Line{Line: start, Text: string(text), TooLong: tooLong})
-				if err == io.EOF {
-					return out, nil
-				}
+				one(bytes.TrimRight(raw, "\r\n"))
 				continue
 			}
 			cur = make([]byte, 0, 2*len(raw))
@@ -83,26 +94,18 @@ func SplitLines(r io.Reader) ([]Line, error) {
 		for end > 0 && isSpace(cur[end-1]) {
 			end--
 		}
-		if end > 0 && cur[end-1] == '\\' && err == nil {
+		if end > 0 && cur[end-1] == '\\' {
+			if last {
+				// Continued at the end of the file: Suricata never parses it.
+				return out
+			}
 			cur = cur[:end-1]
 			continue
 		}
-		if end > 0 && cur[end-1] == '\\' {
-			// Continued at the end of the file: Suricata never parses it.
-			return out, nil
-		}
-		text := bytes.TrimRight(cur, "\r\n")
-		tooLong := false
-		if len(text) >= MaxRuleSize {
-			tooLong = true
-			text = text[:MaxRuleSize-1]
-		}
-		out = append(out, Line{Line: start, Text: string(text), TooLong: tooLong})
+		one(bytes.TrimRight(cur, "\r\n"))
 		cur = nil
-		if err == io.EOF {
-			return out, nil
-		}
 	}
+	return out
 }
 
 // isSpace is C's isspace in the C locale.

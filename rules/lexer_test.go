@@ -1,8 +1,12 @@
 package rules
 
 import (
+	"errors"
+	"io"
+	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 func TestSplitLines(t *testing.T) {
@@ -105,5 +109,54 @@ func TestHeaderSplitting(t *testing.T) {
 		if _, err := Parse(bad); err == nil {
 			t.Errorf("%q: expected an error", bad)
 		}
+	}
+}
+
+// TestSplitLinesEnds covers how a file may end, and a reader that fails part-way: the rules
+// read before the failure are kept.
+func TestSplitLinesEnds(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"no final line break", "alert tcp any any -> any any (sid:1;)", []string{"alert tcp any any -> any any (sid:1;)"}},
+		{"continued before the end", "alert tcp any any -> any any (sid:1; \\\n", nil},
+		{"joined, no final line break", "alert tcp any any -> any any (msg:\"a\"; \\\nsid:1;)", []string{"alert tcp any any -> any any (msg:\"a\"; sid:1;)"}},
+		{"blank lines only", "\n\n\r\n", nil},
+		{"empty", "", nil},
+	} {
+		lines, err := SplitLines(strings.NewReader(c.in))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got []string
+		for _, l := range lines {
+			got = append(got, l.Text)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
+	}
+	boom := errors.New("boom")
+	lines, err := SplitLines(io.MultiReader(strings.NewReader("alert tcp any any -> any any (sid:1;)\n"), iotest.ErrReader(boom)))
+	if !errors.Is(err, boom) || len(lines) != 1 {
+		t.Fatalf("failing reader: %d lines, err %v", len(lines), err)
+	}
+}
+
+// TestLoadBytesCopiesText: LoadBytes no longer copies its input as a whole, so each rule must
+// keep a copy of its own text, unchanged when the caller reuses the buffer.
+func TestLoadBytesCopiesText(t *testing.T) {
+	data := []byte("alert tcp any any -> any any (msg:\"hello\"; content:\"abc\"; sid:1;)\n")
+	l := NewLoader(nil)
+	if errs, _ := l.LoadBytes("t.rules", data); len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	for i := range data {
+		data[i] = 'x'
+	}
+	r := l.Rules()[0]
+	if r.Msg != "hello" || !strings.Contains(r.Raw, "content:\"abc\"") {
+		t.Fatalf("rule changed with its input buffer: msg %q, raw %q", r.Msg, r.Raw)
 	}
 }

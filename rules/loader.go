@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/meerkat-ids/meerkat/config"
 )
@@ -83,30 +82,50 @@ func (l *Loader) LoadFile(path string) ([]error, Stats) {
 		return []error{&Error{File: path, Msg: err.Error(), Kind: KindFile}}, Stats{Files: 1}
 	}
 	defer f.Close()
-	return l.Load(path, f)
+	size := 0
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = int(fi.Size())
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	_, rerr := buf.ReadFrom(f)
+	return l.load(path, buf.Bytes(), rerr)
 }
 
 // Load parses rules from r, naming them after file, and adds them.
 func (l *Loader) Load(file string, r io.Reader) ([]error, Stats) {
+	data, rerr := io.ReadAll(r)
+	return l.load(file, data, rerr)
+}
+
+// LoadBytes parses rules held in memory.
+func (l *Loader) LoadBytes(file string, data []byte) ([]error, Stats) {
+	return l.load(file, data, nil)
+}
+
+// load parses the rules of a file's bytes (those read before rerr, when reading failed).
+func (l *Loader) load(file string, data []byte, rerr error) ([]error, Stats) {
 	var st Stats
 	st.Files = 1
-	lines, rerr := SplitLines(r)
+	lines := splitRaw(data)
 	var errs []error
 	if l.Options.Firewall {
 		// Firewall rules act in file order: parse and register them in that order.
-		for _, ln := range lines {
-			errs = l.add(file, ln, &st, errs)
+		for i := range lines {
+			errs = l.add(file, lines[i].toLine(), &st, errs)
 		}
 	} else {
 		// Threat-detection rules are parsed and registered in sid order, whatever the order of
 		// the file, so that start-up costs the same for any order of the same rules: in file
 		// order a shuffled ET Open file left the rules scattered in memory against the order
 		// they are walked in, and start-up took 15% longer (most of it in garbage collection,
-		// bench/ordering.sh). Same-sid rules keep their file order, so the duplicate rule
-		// (first loaded wins a rev tie) is Suricata's; errors are reported in file order.
+		// bench/ordering.sh). Each rule's text becomes a string only now, so the texts too lie
+		// in memory in sid order: copied in file order, every pass over them (UTF-8 check,
+		// option split, parse, error report) jumped about memory on a shuffled file.
+		// Same-sid rules keep their file order, so the duplicate rule (first loaded wins a rev
+		// tie) is Suricata's; errors are reported in file order.
 		lineErrs := make([][]error, len(lines))
 		for _, i := range canonicalOrder(lines) {
-			lineErrs[i] = l.add(file, lines[i], &st, nil)
+			lineErrs[i] = l.add(file, lines[i].toLine(), &st, nil)
 		}
 		for _, e := range lineErrs {
 			errs = append(errs, e...)
@@ -119,21 +138,16 @@ func (l *Loader) Load(file string, r io.Reader) ([]error, Stats) {
 	return errs, st
 }
 
-// LoadBytes parses rules held in memory.
-func (l *Loader) LoadBytes(file string, data []byte) ([]error, Stats) {
-	return l.Load(file, bytes.NewReader(data))
-}
-
 // canonicalOrder returns the positions of lines ordered by the sid their text names (read
 // without parsing; a line naming none sorts first), ties in file order.
-func canonicalOrder(lines []Line) []int {
+func canonicalOrder(lines []rawLine) []int {
 	type keyed struct {
 		sid uint64
 		pos int
 	}
 	keys := make([]keyed, len(lines))
 	for i, ln := range lines {
-		keys[i] = keyed{sidHint(ln.Text), i}
+		keys[i] = keyed{sidHint(ln.text), i}
 	}
 	slices.SortFunc(keys, func(a, b keyed) int {
 		if c := cmp.Compare(a.sid, b.sid); c != 0 {
@@ -148,11 +162,13 @@ func canonicalOrder(lines []Line) []int {
 	return order
 }
 
+var sidWord = []byte("sid")
+
 // sidHint returns the number after the last "sid:" of a rule's text (spaces allowed around
 // the colon), or 0. It only orders the parsing; the parser decides the rule's real sid.
-func sidHint(text string) uint64 {
+func sidHint(text []byte) uint64 {
 	for end := len(text); end > 0; {
-		i := strings.LastIndex(text[:end], "sid")
+		i := bytes.LastIndex(text[:end], sidWord)
 		if i < 0 {
 			return 0
 		}

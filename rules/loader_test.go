@@ -288,7 +288,7 @@ func TestSIDHint(t *testing.T) {
 		{`sid:99999999999999999999999`, 9999999999999999999},
 		{``, 0},
 	} {
-		if got := sidHint(c.text); got != c.want {
+		if got := sidHint([]byte(c.text)); got != c.want {
 			t.Errorf("sidHint(%q) = %d, want %d", c.text, got, c.want)
 		}
 	}
