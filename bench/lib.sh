@@ -76,13 +76,15 @@ commit_id() {
 # interleaved_loop CAPTURE TD_RULES FW_RULES ROUNDS WORKDIR: the packet loop in one process with
 # IPS, firewall (FW_RULES), firewall with no rules and a second IPS engine (the control)
 # interleaved 256 packets at a time, EVE written to /dev/null (BenchmarkFirewallVsIPS with
-# MEERKAT_BENCH_INTERLEAVE and MEERKAT_BENCH_EVE). Judges the bars: fw/ips >= 0.95, and
+# MEERKAT_BENCH_INTERLEAVE and MEERKAT_BENCH_EVE; compiled databases cached in WORKDIR/sgh-cache,
+# where cached_config keeps meerkat's). Judges the bars: fw/ips >= 0.95, and
 # no-rules/ips no further below 1 than the control. Prints one line and sets $inproc to the
 # JSON object the results files record; fails the script if the benchmark fails.
 interleaved_loop() {
 	local capture=$1 td=$2 fw=$3 rounds=$4 dir=$5 line fwr fwer ctl in_fw in_fwe
 	MEERKAT_BENCH_CAPTURE="$capture" MEERKAT_BENCH_TD="$td" MEERKAT_BENCH_FW="$fw" \
 		MEERKAT_BENCH_MODES=ips,fw,fw-empty,ips-again MEERKAT_BENCH_INTERLEAVE=256 MEERKAT_BENCH_EVE=1 \
+		MEERKAT_BENCH_MPM_CACHE="$dir/sgh-cache" \
 		go test ./pipeline -run '^$' -bench FirewallVsIPS -benchtime "${rounds}x" > "$dir/inproc.txt" 2>&1 ||
 		{ tail -20 "$dir/inproc.txt" >&2; echo "$0: the in-process benchmark failed" >&2; exit 1; }
 	line=$(grep '^BenchmarkFirewallVsIPS' "$dir/inproc.txt")
