@@ -14,6 +14,7 @@ package detect
 
 import (
 	"fmt"
+	"net/netip"
 	"sort"
 	"strings"
 
@@ -99,10 +100,13 @@ type Rule struct {
 	// and packet types act on the packet, since this engine's matches are never stateful yet).
 	toFlow   bool
 	src, dst *rules.Address
-	sp, dp   *rules.Port
-	match    *match.Matcher
-	post     *match.Post
-	payload  *payload.Program // pkt_data; nil when the rule has no payload keywords
+	// srcAll and dstAll: the address field holds every IPv4 and IPv6 address ("any"), so
+	// headerMatch need not search it.
+	srcAll, dstAll bool
+	sp, dp         *rules.Port
+	match          *match.Matcher
+	post           *match.Post
+	payload        *payload.Program // pkt_data; nil when the rule has no payload keywords
 	// ipProtos is the set of IP protocols the rule applies to (unless anyProto), a bit each.
 	ipProtos [4]uint64
 	// Src is the parsed rule.
@@ -471,6 +475,7 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 		out = append(out, &rev)
 	}
 	for _, o := range out {
+		o.srcAll, o.dstAll = allAddresses(o.src), allAddresses(o.dst)
 		o.synNoToClient = r.ToServer && r.ToClient && synOnly(r) && len(o.dp.Ranges) > 0 &&
 			o.dp.Ranges[0] != (rules.PortRange{First: 0, Last: 65535})
 	}
@@ -479,6 +484,15 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 
 // cloneAddress and clonePort copy a header field into fresh memory, so a rule's fields sit next
 // to its compiled form rather than wherever the parser put them.
+// allAddresses reports whether a holds every IPv4 and every IPv6 address.
+func allAddresses(a *rules.Address) bool {
+	return a != nil && len(a.V4) == 1 && len(a.V6) == 1 &&
+		a.V4[0].First == netip.IPv4Unspecified() && a.V4[0].Last == netip.AddrFrom4([4]byte{255, 255, 255, 255}) &&
+		a.V6[0].First == netip.IPv6Unspecified() && a.V6[0].Last == netip.AddrFrom16([16]byte{
+		0: 0xff, 1: 0xff, 2: 0xff, 3: 0xff, 4: 0xff, 5: 0xff, 6: 0xff, 7: 0xff,
+		8: 0xff, 9: 0xff, 10: 0xff, 11: 0xff, 12: 0xff, 13: 0xff, 14: 0xff, 15: 0xff})
+}
+
 func cloneAddress(a *rules.Address) *rules.Address {
 	if a == nil {
 		return nil

@@ -299,5 +299,9 @@ func (r *Rule) headerMatch(p *decode.Packet) bool {
 			return false
 		}
 	}
-	return r.dst.Contains(p.DstIP) && r.src.Contains(p.SrcIP)
+	if r.dstAll && r.srcAll && p.IPVersion != 0 {
+		return true
+	}
+	return (r.dstAll && p.IPVersion != 0 || r.dst.Contains(p.DstIP)) &&
+		(r.srcAll && p.IPVersion != 0 || r.src.Contains(p.SrcIP))
 }
