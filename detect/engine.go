@@ -13,6 +13,7 @@
 package detect
 
 import (
+	"encoding/binary"
 	"fmt"
 	"net/netip"
 	"sort"
@@ -103,10 +104,13 @@ type Rule struct {
 	// srcAll and dstAll: the address field holds every IPv4 and IPv6 address ("any"), so
 	// headerMatch need not search it.
 	srcAll, dstAll bool
-	sp, dp         *rules.Port
-	match          *match.Matcher
-	post           *match.Post
-	payload        *payload.Program // pkt_data; nil when the rule has no payload keywords
+	// src4 and dst4 are the fields' IPv4 ranges as numbers: headerMatch searches them for an
+	// IPv4 packet (a netip.Addr comparison costs more).
+	src4, dst4 v4Ranges
+	sp, dp     *rules.Port
+	match      *match.Matcher
+	post       *match.Post
+	payload    *payload.Program // pkt_data; nil when the rule has no payload keywords
 	// ipProtos is the set of IP protocols the rule applies to (unless anyProto), a bit each.
 	ipProtos [4]uint64
 	// Src is the parsed rule.
@@ -476,6 +480,7 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 	}
 	for _, o := range out {
 		o.srcAll, o.dstAll = allAddresses(o.src), allAddresses(o.dst)
+		o.src4, o.dst4 = makeV4Ranges(o.src), makeV4Ranges(o.dst)
 		o.synNoToClient = r.ToServer && r.ToClient && synOnly(r) && len(o.dp.Ranges) > 0 &&
 			o.dp.Ranges[0] != (rules.PortRange{First: 0, Last: 65535})
 	}
@@ -484,6 +489,41 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 
 // cloneAddress and clonePort copy a header field into fresh memory, so a rule's fields sit next
 // to its compiled form rather than wherever the parser put them.
+// v4Ranges is an address field's IPv4 ranges as numbers, sorted and disjoint.
+type v4Ranges []struct{ first, last uint32 }
+
+func makeV4Ranges(a *rules.Address) v4Ranges {
+	if a == nil || len(a.V4) == 0 {
+		return nil
+	}
+	out := make(v4Ranges, len(a.V4))
+	for i, r := range a.V4 {
+		out[i].first, out[i].last = addr4(r.First), addr4(r.Last)
+	}
+	return out
+}
+
+// contains reports whether ip is in one of the ranges (a binary search for the first range
+// whose end is not below ip).
+func (rs v4Ranges) contains(ip uint32) bool {
+	lo, hi := 0, len(rs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if rs[m].last < ip {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo < len(rs) && rs[lo].first <= ip
+}
+
+// addr4 is an IPv4 address as a number; a must be an IPv4 address.
+func addr4(a netip.Addr) uint32 {
+	b := a.As4()
+	return binary.BigEndian.Uint32(b[:])
+}
+
 // allAddresses reports whether a holds every IPv4 and every IPv6 address.
 func allAddresses(a *rules.Address) bool {
 	return a != nil && len(a.V4) == 1 && len(a.V6) == 1 &&

@@ -22,7 +22,7 @@ var headerCases = []struct {
 }
 
 // TestHeaderMatchAddresses: the shortcut for an address field holding every address (srcAll,
-// dstAll) gives what searching the field gives, and is taken only for such a field.
+// dstAll) and the numeric IPv4 search give what searching the field's netip ranges gives.
 func TestHeaderMatchAddresses(t *testing.T) {
 	p := tcpPacket("10.1.2.3", "192.168.0.9", 40000, 80, "")
 	for _, c := range headerCases {
@@ -34,9 +34,16 @@ func TestHeaderMatchAddresses(t *testing.T) {
 		if got := r.headerMatch(p); got != c.match {
 			t.Errorf("%s: headerMatch %v, want %v", c.name, got, c.match)
 		}
-		searched := r.dst.Contains(p.DstIP) && r.src.Contains(p.SrcIP)
-		if r.headerMatch(p) != searched && (r.anyProto || r.hasProto(p.IPProto)) {
-			t.Errorf("%s: headerMatch %v, the address search %v", c.name, r.headerMatch(p), searched)
+		// Against rules.Address.Contains, on IPv4 and IPv6 packets inside and outside the
+		// fields' ranges.
+		p6 := tcpPacket("2001:db8::1", "2001:db8::2", 40000, 80, "")
+		p6.IPVersion = 6
+		for _, q := range []*decode.Packet{p, p6, tcpPacket("11.0.0.1", "1.2.3.4", 40000, 80, ""),
+			tcpPacket("9.255.255.255", "192.167.255.255", 40000, 80, ""), tcpPacket("10.0.0.0", "1.2.3.5", 40000, 80, "")} {
+			searched := r.dst.Contains(q.DstIP) && r.src.Contains(q.SrcIP)
+			if r.headerMatch(q) != searched {
+				t.Errorf("%s: %v -> %v: headerMatch %v, the address search %v", c.name, q.SrcIP, q.DstIP, r.headerMatch(q), searched)
+			}
 		}
 		wantAll := r.src.Contains(p.SrcIP) && len(r.src.V4) == 1 && len(r.src.V6) == 1 &&
 			r.src.Contains(tcpPacket("255.255.255.255", "::1", 1, 1, "").SrcIP) &&

@@ -299,8 +299,11 @@ func (r *Rule) headerMatch(p *decode.Packet) bool {
 			return false
 		}
 	}
-	if r.dstAll && r.srcAll && p.IPVersion != 0 {
-		return true
+	if r.dstAll && r.srcAll {
+		return p.IPVersion != 0
+	}
+	if p.IPVersion == 4 && p.SrcIP.Is4() && p.DstIP.Is4() {
+		return (r.dstAll || r.dst4.contains(addr4(p.DstIP))) && (r.srcAll || r.src4.contains(addr4(p.SrcIP)))
 	}
 	return (r.dstAll && p.IPVersion != 0 || r.dst.Contains(p.DstIP)) &&
 		(r.srcAll && p.IPVersion != 0 || r.src.Contains(p.SrcIP))
