@@ -2,6 +2,7 @@ package output
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -247,7 +248,53 @@ func TestCachedTimeMatchesFormat(t *testing.T) {
 				t.Errorf("%s: %s, want %s", tz, j.B, want)
 			}
 		}
+		// Times from 1970 to 9999, seconds apart (every record misses the cache).
+		rng := rand.New(rand.NewPCG(uint64(len(tz)), 7))
+		for i := 0; i < 2000; i++ {
+			ts := time.Unix(rng.Int64N(253402300800), rng.Int64N(1e9))
+			j.Reset()
+			j.Begin()
+			j.Time("t", ts)
+			j.End()
+			want := `{"t":"` + string(AppendTime(nil, ts)) + `"}`
+			if string(j.B) != want {
+				t.Errorf("%s: %s, want %s", tz, j.B, want)
+			}
+		}
 		time.Local = old
+	}
+}
+
+// TestCachedTimeOffsets: zone offsets with minutes, either sign, and the year 9999 edge,
+// where a positive offset takes the local year to 10000 (the uncached format then).
+func TestCachedTimeOffsets(t *testing.T) {
+	old := time.Local
+	defer func() { time.Local = old }()
+	for _, off := range []int{0, -7 * 3600, 5*3600 + 1800, -(3*3600 + 30*60), 14 * 3600, -12 * 3600, 45 * 60, -(9*3600 + 45*60 + 30)} {
+		time.Local = time.FixedZone("x", off)
+		for _, ts := range []time.Time{time.Unix(0, 0), time.Unix(1462218820, 334931000), time.Unix(253402300799, 999999000), time.Unix(951782400, 5000)} {
+			var j JSON
+			j.Reset()
+			j.Begin()
+			j.Time("t", ts)
+			j.End()
+			want := `{"t":"` + string(AppendTime(nil, ts)) + `"}`
+			if string(j.B) != want {
+				t.Errorf("offset %d: %s, want %s", off, j.B, want)
+			}
+		}
+	}
+}
+
+// BenchmarkTimeSecondsApart formats timestamps that are each in a new second, so every one
+// misses the cache of formatted seconds.
+func BenchmarkTimeSecondsApart(b *testing.B) {
+	var j JSON
+	ts := time.Unix(1462218820, 334931000)
+	for b.Loop() {
+		ts = ts.Add(time.Second + time.Microsecond)
+		j.Reset()
+		j.Time("t", ts)
 	}
 }
 
