@@ -298,6 +298,12 @@ func (tc *ThreadCtx) logFW(r *Rule) {
 // inspectFirewall is Inspect in firewall mode: the main detection run (DetectRun).
 func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
 	tc.fw.startRun()
+	if f != nil && !f.Accept && p.IPVersion != 0 && e.useBroad && len(e.rules) > 0 {
+		if bc := &f.Broad[dir]; bc.FWQuiet && bc.FWFirst != 0 && bc.Valid && !bc.Overflow {
+			e.inspectFirewallQuiet(tc, p, f, dir)
+			return
+		}
+	}
 	skipFW := f != nil && f.Accept
 	var action alert.Action
 	verdict := false
@@ -396,6 +402,39 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 	// without app-layer state that is a default accept.
 	defaultAccept := pktPolicy&(alert.ActionDrop|alert.ActionAccept) == 0
 	e.firewallFinalize(tc, p, f, true, defaultAccept)
+	e.failClosed(tc, p, f, firewall.TablePacketFilter)
+	tc.fw.Alerts += uint64(len(tc.fw.logged))
+}
+
+// inspectFirewallQuiet is inspectFirewall for the most common packet: its flow direction's
+// firewall result is a quiet accept:hook rule (BroadCache.FWQuiet), which accepts the
+// packet:filter hook without an alert, so only threat detection is left. It does what
+// inspectFirewall does on that path, in a smaller function (the general one's locals cost
+// 20 ns a packet in stack traffic, perf on BenchmarkFirewallVsIPS).
+func (e *Engine) inspectFirewallQuiet(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
+	if e.collect(tc, p, f, dir) {
+		ipOnlyDone := f.IPOnlyDone[dir]
+		tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
+		f.IPOnlyDone[dir] = true
+		cs := tc.cands
+		iid, ok := cs.Next(0)
+		if ok && iid < e.nFW {
+			iid, ok = cs.Next(e.nFW) // the firewall rules are decided
+		}
+		if f.Action == flow.ActionPass {
+			// A flow passed by threat detection: only the IP-only rules still run.
+			for ; ok; iid, ok = cs.Next(iid + 1) {
+				r := e.rules[iid]
+				if !r.ipOnly || ipOnlyDone || !r.matches(tc, p) {
+					continue
+				}
+				e.addTD(tc, r, p, f)
+			}
+		} else {
+			e.walkTD(tc, p, f, iid, ok, ipOnlyDone)
+		}
+	}
+	e.firewallFinalize(tc, p, f, true, true)
 	e.failClosed(tc, p, f, firewall.TablePacketFilter)
 	tc.fw.Alerts += uint64(len(tc.fw.logged))
 }
