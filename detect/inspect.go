@@ -84,6 +84,10 @@ func (tc *ThreadCtx) Close() {
 // the firewall's alerts in FirewallAlerts.
 func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
 	if e.firewall {
+		if e.quietFirewall(p, f, dir) {
+			e.inspectFirewallQuiet(tc, p, f, dir)
+			return
+		}
 		e.inspectFirewall(tc, p, f, dir)
 		return
 	}
