@@ -221,12 +221,16 @@ const hexDigits = "0123456789abcdef"
 func AppendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			b = append(b, c)
-			i++
-			continue
+		// The run of bytes that need no escape goes in with one append.
+		j := i
+		for j < len(s) && jsonPlain[s[j]] {
+			j++
 		}
+		b = append(b, s[i:j]...)
+		if i = j; i >= len(s) {
+			break
+		}
+		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if r == utf8.RuneError && size == 1 {
@@ -242,6 +246,15 @@ func AppendJSONString(b []byte, s string) []byte {
 	}
 	return append(b, '"')
 }
+
+// jsonPlain marks the bytes a JSON string holds as they are: printable ASCII except '"' and
+// '\\'.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // appendJSONBytes is AppendJSONString for a byte slice. It reads the bytes in place through
 // an unsafe string view, which does not outlive the call.

@@ -6,9 +6,11 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
@@ -323,7 +325,36 @@ func FuzzJSONString(f *testing.F) {
 		if bytes := appendJSONBytes(nil, []byte(s)); string(bytes) != string(b) {
 			t.Fatalf("string and bytes encoders differ for %q", s)
 		}
+		if ref := appendJSONStringByByte(nil, s); string(ref) != string(b) {
+			t.Fatalf("%q: %s, the byte-by-byte encoder gives %s", s, b, ref)
+		}
 	})
+}
+
+// appendJSONStringByByte is the plain byte-at-a-time form of AppendJSONString, the reference
+// its run-at-a-time loop must agree with.
+func appendJSONStringByByte(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf:
+			b = append(b, c)
+			i++
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+			} else {
+				b = append(b, s[i:i+size]...)
+			}
+			i += size
+		default:
+			b = appendEscape(b, c)
+			i++
+		}
+	}
+	return append(b, '"')
 }
 
 func TestAlertTarget(t *testing.T) {
@@ -371,5 +402,18 @@ func TestPacketRecord(t *testing.T) {
 		if v, n := linkTypeInfo(c.lt); v != c.v || n != c.name {
 			t.Errorf("link type %d: %d %s, want %d %s", c.lt, v, n, c.v, c.name)
 		}
+	}
+}
+
+// BenchmarkAppendJSONString encodes strings as EVE records carry them: short plain ones (event
+// types, reasons) and a rule message.
+func BenchmarkAppendJSONString(b *testing.B) {
+	for _, s := range []string{"drop", "firewall default packet policy", `ET POLICY Outdated Windows Flash Version IE "quoted"`} {
+		b.Run(strconv.Itoa(len(s)), func(b *testing.B) {
+			buf := make([]byte, 0, 128)
+			for b.Loop() {
+				buf = AppendJSONString(buf[:0], s)
+			}
+		})
 	}
 }
