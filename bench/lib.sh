@@ -78,8 +78,9 @@ commit_id() {
 # interleaved 256 packets at a time, EVE written to /dev/null (BenchmarkFirewallVsIPS with
 # MEERKAT_BENCH_INTERLEAVE and MEERKAT_BENCH_EVE; compiled databases cached in WORKDIR/sgh-cache,
 # where cached_config keeps meerkat's). Judges the bars: fw/ips >= 0.95, and
-# no-rules/ips no further below 1 than the control. Prints one line and sets $inproc to the
-# JSON object the results files record; fails the script if the benchmark fails.
+# no-rules/ips no further below 1 than the control, with a tolerance of at least 1%. Prints one
+# line and sets $inproc to the JSON object the results files record; fails the script if the
+# benchmark fails.
 interleaved_loop() {
 	local capture=$1 td=$2 fw=$3 rounds=$4 dir=$5 line fwr fwer ctl in_fw in_fwe
 	MEERKAT_BENCH_CAPTURE="$capture" MEERKAT_BENCH_TD="$td" MEERKAT_BENCH_FW="$fw" \
@@ -91,9 +92,12 @@ interleaved_loop() {
 	metric() { echo "$line" | awk -v m="$1" '{for (i = 2; i <= NF; i++) if ($i == m) print $(i-1)}'; }
 	fwr=$(metric fw/ips-pps); fwer=$(metric fw-empty/ips-pps); ctl=$(metric ips-again/ips-pps)
 	in_fw=$(awk -v r="$fwr" 'BEGIN {print (r >= 0.95) ? "PASS" : "FAIL"}')
-	in_fwe=$(awk -v r="$fwer" -v c="$ctl" 'BEGIN {t = (c < 1) ? c : 1 / c; print (r >= t) ? "PASS" : "FAIL"}')
-	inproc="{\"rounds\": $rounds, \"interleave_packets\": 256, \"eve\": \"alert, drop and flow records written to /dev/null\", \"verdict_fw\": \"$in_fw\", \"bar_fw\": \"fw/ips >= 0.95\", \"verdict_fw_empty\": \"$in_fwe\", \"bar_fw_empty\": \"fw_empty/ips no further below 1 than the control ips_again/ips (or its inverse)\", \"ns_per_packet\": {\"ips\": $(metric ips-ns/pkt), \"fw\": $(metric fw-ns/pkt), \"fw_empty\": $(metric fw-empty-ns/pkt), \"ips_again\": $(metric ips-again-ns/pkt)}, \"median_round_ratio_pps\": {\"fw/ips\": $fwr, \"fw_empty/ips\": $fwer, \"ips_again/ips\": $ctl}}"
-	printf 'packet loop in process, modes interleaved, %s rounds: ns/packet ips %s, fw %s, fw with no rules %s, ips again %s; fw/ips %s (bar 0.95): %s; no rules/ips %s (bar: no further below 1 than the control %s): %s\n' \
+	# The control's own distance from 1 is the measurement's noise in this run; below 1% it
+	# understates it (controls of earlier runs ranged over 0.993-1.013), so the tolerance is at
+	# least 1%.
+	in_fwe=$(awk -v r="$fwer" -v c="$ctl" 'BEGIN {t = (c < 1) ? c : 1 / c; if (t > 0.99) t = 0.99; print (r >= t) ? "PASS" : "FAIL"}')
+	inproc="{\"rounds\": $rounds, \"interleave_packets\": 256, \"eve\": \"alert, drop and flow records written to /dev/null\", \"verdict_fw\": \"$in_fw\", \"bar_fw\": \"fw/ips >= 0.95\", \"verdict_fw_empty\": \"$in_fwe\", \"bar_fw_empty\": \"fw_empty/ips >= min(control, 1/control, 0.99): no further below 1 than the control ips_again/ips, with a tolerance of at least 1%\", \"ns_per_packet\": {\"ips\": $(metric ips-ns/pkt), \"fw\": $(metric fw-ns/pkt), \"fw_empty\": $(metric fw-empty-ns/pkt), \"ips_again\": $(metric ips-again-ns/pkt)}, \"median_round_ratio_pps\": {\"fw/ips\": $fwr, \"fw_empty/ips\": $fwer, \"ips_again/ips\": $ctl}}"
+	printf 'packet loop in process, modes interleaved, %s rounds: ns/packet ips %s, fw %s, fw with no rules %s, ips again %s; fw/ips %s (bar 0.95): %s; no rules/ips %s (bar: no further below 1 than the control %s, tolerance at least 1%%): %s\n' \
 		"$rounds" "$(metric ips-ns/pkt)" "$(metric fw-ns/pkt)" "$(metric fw-empty-ns/pkt)" "$(metric ips-again-ns/pkt)" \
 		"$fwr" "$in_fw" "$fwer" "$ctl" "$in_fwe"
 }
