@@ -67,10 +67,10 @@ bench: build bench-deps
 	ROUNDS=3 INPROCESS=3 ./bench/groups.sh
 	./bench/broad.sh
 	./bench/modes.sh
-	ROUNDS=7 ./bench/firewall.sh
+	ROUNDS=5 ./bench/firewall.sh
 	./bench/scaling.sh
 	./bench/cores.sh
-	./bench/ordering.sh
+	RUNS=15 ./bench/ordering.sh
 	./bench/rules_load.sh
 	./bench/peer.sh
 	COUNT=1 ./bench/go.sh
