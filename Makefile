@@ -66,8 +66,8 @@ bench: build bench-deps
 	./bench/corpus.sh
 	ROUNDS=3 INPROCESS=3 ./bench/groups.sh
 	./bench/broad.sh
-	./bench/modes.sh
-	ROUNDS=5 ./bench/firewall.sh
+	INPROCESS=8 ./bench/modes.sh
+	ROUNDS=5 INPROCESS=8 ./bench/firewall.sh
 	./bench/scaling.sh
 	./bench/cores.sh
 	RUNS=15 ./bench/ordering.sh
