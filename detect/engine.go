@@ -152,6 +152,10 @@ type Engine struct {
 	// quietFilterPolicy: the packet:filter policy is accept:hook without alert, which
 	// changes nothing until the end of the packet (Suricata's default hook policy).
 	quietFilterPolicy bool
+	// quietNoFW: firewall mode with no firewall rule, no pre_flow or pre_stream hook and a
+	// quiet packet:filter policy: the firewall decides nothing a packet's inspection must wait
+	// for, so every packet with a flow takes inspectFirewallQuiet.
+	quietNoFW bool
 	// broad indexes the rules without a fast pattern by address, port and protocol (issue #5):
 	// one lookup per packet returns the ones whose header can accept it. broadIID maps the
 	// index's dense numbering to iids; broadIPOnly marks the IP-only ones by that numbering.
@@ -350,6 +354,7 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 		r.fwStatic = r.table == firewall.TablePacketFilter && !r.flowStart && !r.hasMPM && r.payload == nil &&
 			!r.needPayload && !r.needNoPayload && r.match.Len() == 0 && r.post.Empty() && !e.thresholds.HasRate(r.IID)
 	}
+	e.quietNoFW = e.firewall && e.nFW == 0 && e.quietFilterPolicy && !e.hasPreFlow && !e.hasPreStream
 	return e, errs, nil
 }
 

@@ -23,6 +23,9 @@ type fwHarness struct {
 	e     *Engine
 	tc    *ThreadCtx
 	flows *flow.Table
+	// general sends every packet through inspectFirewall, never inspectFirewallQuiet: the
+	// reference the quiet path must agree with.
+	general bool
 }
 
 func newFWHarness(t *testing.T, fwRules, tdRules []string, policy []string) *fwHarness {
@@ -90,6 +93,8 @@ func (h *fwHarness) packet(p *decode.Packet) (fwResult, *flow.Flow) {
 		case f != nil && f.Action == flow.ActionDrop:
 		case f != nil && f.Action == flow.ActionPass && f.Accept:
 			v.Action |= alert.ActionAccept
+		case h.general:
+			e.inspectFirewall(tc, p, f, dir)
 		default:
 			e.Inspect(tc, p, f, dir)
 		}
@@ -362,4 +367,79 @@ func TestFirewallReviewCases(t *testing.T) {
 			t.Errorf("second packet: %s, want drop/[1]", got)
 		}
 	})
+}
+
+// TestFirewallQuietPathMatchesGeneral: packets that take inspectFirewallQuiet (a direction
+// decided by a quiet accept:hook rule, or no firewall rules under a quiet accept:hook policy)
+// come to the same verdicts, alerts and flow actions as through inspectFirewall.
+func TestFirewallQuietPathMatchesGeneral(t *testing.T) {
+	pkt := func(src, dst string, sp, dp uint16, payload string) func() *decode.Packet {
+		return func() *decode.Packet {
+			p := udpPacket(src, dst, sp, dp)
+			p.Payload = []byte(payload)
+			return p
+		}
+	}
+	out := pkt("10.0.0.1", "192.0.2.1", 5000, 53, "hello")
+	back := pkt("192.0.2.1", "10.0.0.1", 53, 5000, "hello")
+	dropMe := pkt("10.0.0.1", "192.0.2.1", 5000, 53, "drop-me")
+	passMe := pkt("192.0.2.1", "10.0.0.1", 53, 5000, "pass-me")
+	other := pkt("10.0.0.2", "192.0.2.9", 6000, 9999, "x")
+	// A flow passed by an IP-only pass rule: threat detection is skipped for the rest of it.
+	passedOut := pkt("10.0.0.1", "192.0.2.5", 5000, 53, "hello")
+	passedBack := pkt("192.0.2.5", "10.0.0.1", 53, 5000, "hello")
+	td := []string{
+		`alert udp any any -> any any (msg:"td"; content:"hello"; sid:100;)`,
+		`drop udp any any -> any 53 (content:"drop-me"; sid:101;)`,
+		`pass udp any 53 -> any any (content:"pass-me"; sid:102;)`,
+		`alert ip 10.0.0.1 any -> any any (msg:"ip-only"; sid:103;)`,
+		`drop udp any any -> any 9999 (msg:"flow drop"; sid:104;)`,
+		`pass ip any any -> 192.0.2.5 any (msg:"pass the flow"; sid:105;)`,
+	}
+	sequences := [][]func() *decode.Packet{
+		{out, back, out, back, out},
+		{out, back, dropMe, out, back},
+		{out, passMe, out, back, out},
+		{other, other, out, other},
+		{passedOut, passedBack, passedOut, passedBack},
+	}
+	configs := []struct {
+		name   string
+		fw     []string
+		policy []string
+	}{
+		{"no firewall rules, accept:hook policy", nil, []string{"accept:hook"}},
+		{"quiet accept:hook rule", []string{`accept:hook udp:all any any -> any any (sid:1;)`}, nil},
+		{"quiet accept:hook after a flow_start rule", []string{
+			`accept:hook udp:flow_start any any -> any 53 (sid:2;)`, `accept:hook ip:all any any -> any any (sid:1;)`}, nil},
+		{"accept:hook with alert (not quiet)", []string{`accept:hook udp:all any any -> any any (alert; sid:1;)`}, nil},
+	}
+	for _, c := range configs {
+		for i, seq := range sequences {
+			quick := newFWHarness(t, c.fw, td, c.policy)
+			ref := newFWHarness(t, c.fw, td, c.policy)
+			ref.general = true
+			for k, p := range seq {
+				got, gf := quick.packet(p())
+				want, wf := ref.packet(p())
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("%s, sequence %d, packet %d: %+v, through inspectFirewall %+v", c.name, i, k+1, got, want)
+				}
+				if (gf == nil) != (wf == nil) || gf != nil && gf.ActionName() != wf.ActionName() {
+					t.Errorf("%s, sequence %d, packet %d: flow actions differ", c.name, i, k+1)
+				}
+			}
+		}
+	}
+	// The quiet path is taken: without it the test above compares a path with itself.
+	h := newFWHarness(t, nil, td, []string{"accept:hook"})
+	if !h.e.quietNoFW {
+		t.Error("no firewall rules under accept:hook: quietNoFW not set")
+	}
+	h = newFWHarness(t, []string{`accept:hook udp:all any any -> any any (sid:1;)`}, td, nil)
+	h.packet(out())
+	f, dir := h.flows.Packet(out())
+	if !h.e.quietFirewall(out(), f, dir) {
+		t.Error("a direction decided by a quiet accept:hook rule does not take the quiet path")
+	}
 }
