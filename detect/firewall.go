@@ -384,16 +384,7 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 				iid, ok = cs.Next(e.nFW)
 			}
 			if stop || passed {
-				// After a firewall drop, and in a flow passed by threat detection, only the IP-only
-				// rules still run: Suricata's IP-only engine works before its rule loop, so they
-				// match (and set their flowbits) there.
-				for ; ok; iid, ok = cs.Next(iid + 1) {
-					r := e.rules[iid]
-					if !r.ipOnly || ipOnlyDone || !r.matches(tc, p) {
-						continue
-					}
-					e.addTD(tc, r, p, f)
-				}
+				e.walkIPOnly(tc, p, f, iid, ok, ipOnlyDone)
 			} else {
 				e.walkTD(tc, p, f, iid, ok, ipOnlyDone)
 			}
@@ -421,9 +412,9 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 // firewall result is a quiet accept:hook rule (BroadCache.FWQuiet), which accepts the
 // packet:filter hook without an alert, or there are no firewall rules and the packet:filter
 // policy is such an accept:hook (quietNoFW), so only threat detection is left (quietFirewall
-// says which packets). It does what inspectFirewall does on that path, in a smaller function (the
-// general one's frame and locals cost 20 ns a packet, perf on BenchmarkFirewallVsIPS), and
-// Inspect calls it directly, so that the general function's frame is not set up either.
+// says which packets). It does what inspectFirewall does on that path, in a smaller function
+// (the general one's frame and locals cost 20 ns a packet, perf on BenchmarkFirewallVsIPS),
+// and Inspect calls it directly, so that the general function's frame is not set up either.
 func (e *Engine) inspectFirewallQuiet(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
 	tc.fw.startRun()
 	if e.collect(tc, p, f, dir) {
@@ -436,14 +427,7 @@ func (e *Engine) inspectFirewallQuiet(tc *ThreadCtx, p *decode.Packet, f *flow.F
 			iid, ok = cs.Next(e.nFW) // the firewall rules are decided
 		}
 		if f.Action == flow.ActionPass {
-			// A flow passed by threat detection: only the IP-only rules still run.
-			for ; ok; iid, ok = cs.Next(iid + 1) {
-				r := e.rules[iid]
-				if !r.ipOnly || ipOnlyDone || !r.matches(tc, p) {
-					continue
-				}
-				e.addTD(tc, r, p, f)
-			}
+			e.walkIPOnly(tc, p, f, iid, ok, ipOnlyDone)
 		} else {
 			e.walkTD(tc, p, f, iid, ok, ipOnlyDone)
 		}

@@ -117,6 +117,21 @@ func (e *Engine) inspectIPS(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir f
 	tc.Queue.Finalize()
 }
 
+// walkIPOnly is walkTD after a firewall drop, and in a flow passed by threat detection: only
+// the IP-only rules still run (on the first packet of a direction), since Suricata's IP-only
+// engine works before its rule loop, so they match (and set their flowbits) there.
+func (e *Engine) walkIPOnly(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, iid int, ok, ipOnlyDone bool) {
+	if ipOnlyDone {
+		return
+	}
+	cs := tc.cands
+	for ; ok; iid, ok = cs.Next(iid + 1) {
+		if r := e.rules[iid]; r.ipOnly && r.matches(tc, p) {
+			e.addTD(tc, r, p, f)
+		}
+	}
+}
+
 // walkTD evaluates the threat-detection candidates from iid on (ok: there is one) in iid
 // order and queues their matches: IP-only rules only on the first packet of a flow direction,
 // flow_start rules only on the first packet of their direction.
