@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -42,5 +44,37 @@ func FuzzParseRule(f *testing.F) {
 		// The file reader and loader must cope with the same bytes.
 		l := NewLoader(nil)
 		l.Load("fuzz.rules", strings.NewReader(text))
+	})
+}
+
+// FuzzLoadFile checks the rule-file splitter and the loader on whole files: no panic, every
+// rule text a single line shorter than MaxRuleSize, line numbers rising, and the same rules and
+// errors whether the file comes as bytes or through a reader.
+func FuzzLoadFile(f *testing.F) {
+	f.Add([]byte("# comment\nalert tcp any any -> any any (msg:\"a\"; sid:1;)\n"))
+	f.Add([]byte("alert tcp any any -> any any (msg:\"a\"; \\\n  content:\"b\"; sid:2;)\r\n\n alert ip any any -> any any (sid:3;)"))
+	f.Add([]byte("drop udp any any -> any 53 (sid:9;)\nalert udp any any -> any 53 (sid:4;)\nalert udp any any -> any 53 (sid:4; rev:2;)\n\\"))
+	f.Add([]byte("\v\n\f\nalert tcp any any -> any any (sid:5;) \\   \n# tail\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lines, err := SplitLines(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev := 0
+		for _, l := range lines {
+			if strings.ContainsRune(l.Text, '\n') || len(l.Text) >= MaxRuleSize || l.Line <= prev {
+				t.Fatalf("line %d (after %d), %d bytes: %q", l.Line, prev, len(l.Text), l.Text)
+			}
+			prev = l.Line
+		}
+		a, b := NewLoader(nil), NewLoader(nil)
+		errsA, stA := a.LoadBytes("f.rules", data)
+		errsB, stB := b.Load("f.rules", bytes.NewReader(data))
+		if stA != stB || fmt.Sprint(errsA) != fmt.Sprint(errsB) {
+			t.Fatalf("LoadBytes %+v %v, Load %+v %v", stA, errsA, stB, errsB)
+		}
+		if got := stA.Loaded + stA.Failed + stA.Skipped; got > len(lines) {
+			t.Fatalf("%d rules counted from %d lines", got, len(lines))
+		}
 	})
 }
