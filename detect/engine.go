@@ -64,7 +64,7 @@ type Config struct {
 }
 
 // Rule is one compiled rule. The fields a candidate walk reads (flags, header, programs) come
-// first and fit in two cache lines; the rest (the parsed rule, the alert record) follows.
+// first, in three cache lines; the rest (the parsed rule, the alert record) follows.
 type Rule struct {
 	IID uint32
 	// Action is the rule's action flags (alert.Action bits).
@@ -130,7 +130,7 @@ func (r *Rule) hasProto(p uint8) bool { return r.ipProtos[p>>6]&(1<<(p&63)) != 0
 // per-protocol tables come last (a packet's walk touches one entry of them at most).
 type Engine struct {
 	rules []*Rule
-	// UseBroadIndex is false when Config.NoBroadIndex asked for the per-protocol lists.
+	// useBroad is false when Config.NoBroadIndex asked for the per-protocol lists.
 	useBroad bool
 	// firewall is set in firewall mode; hasTags when a rule uses the tag keyword (tagHosts
 	// then holds the host tags).

@@ -327,15 +327,11 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 		stop := false
 		if bc != nil && bc.FWFirst != 0 && !skipFW {
 			// This flow direction's firewall result is known: the same header-only rule
-			// decides (collect left the firewall candidates out).
-			if bc.FWQuiet {
-				// What fwRuleMatched does for an accept:hook rule without alert.
-				verdict, skipFW = true, true
-			} else {
-				var done bool
-				stop, done = e.fwRuleMatched(tc, e.rules[bc.FWFirst-1], p, f, &action)
-				verdict, skipFW = done, done
-			}
+			// decides (collect left the firewall candidates out). A quiet accept:hook rule's
+			// packets take inspectFirewallQuiet instead.
+			var done bool
+			stop, done = e.fwRuleMatched(tc, e.rules[bc.FWFirst-1], p, f, &action)
+			verdict, skipFW = done, done
 		}
 		// With no candidate at all (and the firewall decided, or no firewall rule in reach),
 		// nothing can match: only the policy and the alert walk remain.
