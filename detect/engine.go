@@ -371,35 +371,16 @@ func (e *Engine) Len() int { return len(e.rules) }
 // duplicates those with source and destination swapped).
 func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 	h := &r.Header
-	if r.Firewall && h.Protocol.AppHook {
-		return nil, fmt.Errorf("firewall app-layer hook %s is not supported yet (it needs app-layer parsing)", h.Protocol)
-	}
-	if h.Protocol.AppProto != "" {
-		return nil, fmt.Errorf("app-layer protocol %s is not supported yet", h.Protocol.AppProto)
-	}
 	// Without TCP reassembly yet, rules meant for the stream inspect each packet's payload
 	// (the scope issue #4 sets; the stream comes with the app-layer issue).
-	if h.Direction == rules.DirTransactional {
-		return nil, fmt.Errorf("transactional rules (=>) are not supported yet")
+	if gaps := missing(r, true); len(gaps) > 0 {
+		return nil, gaps[0]
 	}
 	if r.Firewall && !e.firewall {
 		return nil, fmt.Errorf("firewall rule outside firewall mode")
 	}
 	if !r.Firewall && len(h.Actions) != 1 {
 		return nil, fmt.Errorf("action lists are only valid in firewall rules")
-	}
-	for _, b := range r.Buffers {
-		if b.Name != "pkt_data" {
-			return nil, fmt.Errorf("keyword %s is not supported yet", b.Name)
-		}
-		if len(b.Transforms) > 0 {
-			return nil, fmt.Errorf("keyword %s is not supported yet", b.Transforms[0].Name)
-		}
-	}
-	for _, kw := range r.Keywords() {
-		if !Supported(kw) {
-			return nil, fmt.Errorf("keyword %s is not supported yet", kw)
-		}
 	}
 	c := &Rule{Src: r, Action: alert.Action(h.Actions[0].Flags()), NoAlert: r.NoAlert}
 	if r.Alert && c.Action&alert.ActionPass != 0 {

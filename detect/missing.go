@@ -1,0 +1,97 @@
+package detect
+
+import (
+	"fmt"
+
+	"github.com/meerkat-ids/meerkat/rules"
+)
+
+// Missing is one thing in a rule that the engine cannot evaluate yet: an app-layer protocol,
+// a keyword (sticky buffer, transform or match keyword), a firewall app-layer hook or the
+// transactional direction. A rule with any of them is not loaded, so nothing runs
+// half-evaluated. Its Error text is the reason the loader prints.
+type Missing struct {
+	// Kind is what is missing: "app-layer protocol", "keyword", "firewall app-layer hook" or
+	// "direction".
+	Kind string
+	// Name names it: the protocol ("http"), the keyword ("http.uri"), the hook
+	// ("http1:request_line") or "=>".
+	Name string
+}
+
+// Error gives the reason a rule with m fails to load.
+func (m Missing) Error() string {
+	switch m.Kind {
+	case "firewall app-layer hook":
+		return fmt.Sprintf("firewall app-layer hook %s is not supported yet (it needs app-layer parsing)", m.Name)
+	case "direction":
+		return "transactional rules (=>) are not supported yet"
+	default:
+		return fmt.Sprintf("%s %s is not supported yet", m.Kind, m.Name)
+	}
+}
+
+// Feature names m for a report: the keyword's name, or its kind and name.
+func (m Missing) Feature() string {
+	if m.Kind == "keyword" {
+		return m.Name
+	}
+	return m.Kind + " " + m.Name
+}
+
+// Unsupported lists everything in r the engine cannot evaluate yet, each once, in the order
+// the engine checks them (the first is the reason the rule fails with). An empty list means r
+// waits for nothing; it can still fail on its own (a pcre neither regexp engine compiles, a
+// threshold Suricata refuses).
+func Unsupported(r *rules.Rule) []Missing { return missing(r, false) }
+
+// missing finds what Unsupported reports, stopping at the first when firstOnly is set (the
+// compile path, which needs only the reason).
+func missing(r *rules.Rule, firstOnly bool) []Missing {
+	var out []Missing
+	add := func(m Missing) bool {
+		for _, o := range out {
+			if o == m {
+				return false
+			}
+		}
+		out = append(out, m)
+		return firstOnly
+	}
+	h := &r.Header
+	if r.Firewall && h.Protocol.AppHook {
+		if add(Missing{"firewall app-layer hook", h.Protocol.String()}) {
+			return out
+		}
+	}
+	if h.Protocol.AppProto != "" {
+		if add(Missing{"app-layer protocol", h.Protocol.AppProto}) {
+			return out
+		}
+	}
+	if h.Direction == rules.DirTransactional {
+		if add(Missing{"direction", "=>"}) {
+			return out
+		}
+	}
+	for _, b := range r.Buffers {
+		if b.Name != "pkt_data" {
+			if add(Missing{"keyword", b.Name}) {
+				return out
+			}
+		}
+		for _, t := range b.Transforms {
+			if add(Missing{"keyword", t.Name}) {
+				return out
+			}
+		}
+	}
+	for _, kw := range r.Keywords() {
+		if !Supported(kw) {
+			if add(Missing{"keyword", kw}) {
+				return out
+			}
+		}
+	}
+	return out
+}
