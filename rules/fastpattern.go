@@ -24,46 +24,120 @@ func (fp FastPatternChoice) Pattern() []byte {
 	return c.Pattern
 }
 
-// FastPattern returns the rule's prefilter pattern, chosen as Suricata chooses it: the content
-// marked fast_pattern; otherwise, preferring non-negated contents (negated ones only when the
-// rule has no other), the longest content, and among equally long ones the strongest pattern
-// (PatternStrength), then the first. ok is false for a rule without content.
+// FastPattern returns the rule's prefilter pattern, chosen as Suricata 8 chooses it. ok is
+// false for a rule without a content in a buffer the prefilter can use.
 //
-// Suricata also ranks buffers by a registered priority before the length; Meerkat does not
-// model those priorities yet (every buffer ranks alike), which can pick a different content
-// in rules whose longest pattern sits in a lower-priority buffer.
+// A content marked fast_pattern is used as it is, looked for first in the packet payload
+// (pkt_data) and then in the sticky buffers in rule order. Otherwise the choice is automatic:
+//
+//   - Only non-negated contents are considered, or the negated ones when the rule has no
+//     other. Contents in base64_data are never considered: that list has no prefilter.
+//   - Each buffer holding a considered content has a priority (lower ranks first: 2 for most
+//     sticky buffers, 3 for pkt_data and http.stat_msg, 4 for http.method and
+//     http.stat_code); only the buffers with the best priority among them stay in the running.
+//   - Among their contents the longest pattern wins (the full content length: a
+//     fast_pattern chop does not count), then the strongest (PatternStrength), then the
+//     first met. The buffers are walked payload first, then in rule order; Suricata walks
+//     buffers of the same priority in its registration order instead, which Meerkat
+//     approximates by rule order, so two equally long and strong contents in different
+//     buffers of the same priority may resolve differently.
 func (r *Rule) FastPattern() (fp FastPatternChoice, ok bool) {
-	var best FastPatternChoice
-	found := false
-	hasPositive := false
-	for _, b := range r.Buffers {
+	bufs := r.fastPatternBuffers()
+	for _, b := range bufs {
 		for _, m := range b.Matches {
-			c, isContent := m.Arg.(*Content)
-			if !isContent {
-				continue
+			if m.Name == "absent" {
+				// Suricata stops looking for fast_pattern in a buffer at absent.
+				break
 			}
-			if c.FastPattern {
+			if c, isContent := m.Arg.(*Content); isContent && c.FastPattern {
 				return FastPatternChoice{Buffer: b.Name, Content: c, Explicit: true}, true
 			}
-			if !c.Negated {
+		}
+	}
+	hasPositive := false
+	for _, b := range bufs {
+		for _, m := range b.Matches {
+			if c, isContent := m.Arg.(*Content); isContent && !c.Negated {
 				hasPositive = true
 			}
 		}
 	}
-	for _, b := range r.Buffers {
+	considered := func(m *Option) (*Content, bool) {
+		c, isContent := m.Arg.(*Content)
+		if !isContent || c.Negated && hasPositive {
+			return nil, false
+		}
+		return c, true
+	}
+	// The best priority among the buffers holding a considered content, and the longest
+	// considered content in the buffers of that priority.
+	bestPrio, maxLen := 0, -1
+	for _, b := range bufs {
+		prio := fastPatternPriority(b.Name)
 		for _, m := range b.Matches {
-			c, isContent := m.Arg.(*Content)
-			if !isContent || c.Negated && hasPositive {
+			c, ok := considered(m)
+			if !ok {
 				continue
 			}
-			if !found || len(c.Pattern) > len(best.Content.Pattern) ||
-				len(c.Pattern) == len(best.Content.Pattern) && PatternStrength(c.Pattern) > PatternStrength(best.Content.Pattern) {
-				best = FastPatternChoice{Buffer: b.Name, Content: c}
-				found = true
+			switch {
+			case maxLen < 0 || prio < bestPrio:
+				bestPrio, maxLen = prio, len(c.Pattern)
+			case prio == bestPrio && len(c.Pattern) > maxLen:
+				maxLen = len(c.Pattern)
 			}
 		}
 	}
-	return best, found
+	if maxLen < 0 {
+		return FastPatternChoice{}, false
+	}
+	var best FastPatternChoice
+	var bestStrength uint32
+	for _, b := range bufs {
+		if fastPatternPriority(b.Name) != bestPrio {
+			continue
+		}
+		for _, m := range b.Matches {
+			c, ok := considered(m)
+			if !ok || len(c.Pattern) != maxLen {
+				continue
+			}
+			if s := PatternStrength(c.Pattern); best.Content == nil || s > bestStrength {
+				best, bestStrength = FastPatternChoice{Buffer: b.Name, Content: c}, s
+			}
+		}
+	}
+	return best, true
+}
+
+// fastPatternBuffers returns the buffers that can hold the prefilter pattern, in the order
+// Suricata looks at them: the packet payload first, then the sticky buffers in rule order.
+// base64_data has no prefilter and is left out.
+func (r *Rule) fastPatternBuffers() []*Buffer {
+	bufs := make([]*Buffer, 0, len(r.Buffers))
+	for _, b := range r.Buffers {
+		if b.Name == "pkt_data" {
+			bufs = append(bufs, b)
+		}
+	}
+	for _, b := range r.Buffers {
+		if b.Name != "pkt_data" && b.Name != listBase64 {
+			bufs = append(bufs, b)
+		}
+	}
+	return bufs
+}
+
+// fastPatternPriority is the rank Suricata gives a buffer when it picks a rule's fast pattern
+// automatically; a lower number ranks first. The packet payload (pkt_data) ranks 3, as does
+// http.stat_msg; http.method and http.stat_code rank 4; every other sticky buffer ranks 2.
+func fastPatternPriority(buffer string) int {
+	switch buffer {
+	case "pkt_data", "http.stat_msg":
+		return 3
+	case "http.method", "http.stat_code":
+		return 4
+	}
+	return 2
 }
 
 // PatternStrength scores how selective a pattern is, as Suricata does when it picks a fast
