@@ -243,6 +243,19 @@ func EventByName(name string) (e Event, ok bool) {
 	return EventNone, false
 }
 
+// Raised reports whether Meerkat raises e on some input. The fragment-ignored events are
+// raised by Suricata when its fragment pool is exhausted, which Meerkat's defragmenter has no
+// counterpart of; a rule that names one is refused rather than loaded to never match.
+// (ipv4.opt_unknown, ipv6.exthdr_dupl_eh and udp.hlen_invalid are never raised by Suricata
+// 8 either, so rules naming them load and never match, as there.)
+func (e Event) Raised() bool {
+	switch e {
+	case EventNone, EventIPv4FragIgnored, EventIPv6FragIgnored:
+		return false
+	}
+	return e < EventCount
+}
+
 // IsDefragEvent reports whether e is raised by IP reassembly (package defrag) rather than by
 // the decoder; those events are counted by defrag's counters, not by decode.Counters.
 func (e Event) IsDefragEvent() bool {

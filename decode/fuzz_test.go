@@ -214,7 +214,11 @@ func TestFuzzSeedEvents(t *testing.T) {
 		var d Decoder
 		var p Packet
 		d.Decode(&p, fuzzLinkTypes[s.data[0]], s.data[1:])
-		if got := eventsOf(&p); len(got) != 1 || got[0] != e {
+		got := eventsOf(&p)
+		if len(got) == 2 && got[1] == EventIPv4OptPadRequired {
+			got = got[:1] // 4-byte options also raise ipv4.opt_pad_required, as in Suricata
+		}
+		if len(got) != 1 || got[0] != e {
 			t.Errorf("%s: events %v, want [%v]", s.name, names(got), e)
 		}
 	}

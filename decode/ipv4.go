@@ -84,8 +84,13 @@ func (d *Decoder) decodeIPv4(p *Packet, data []byte) {
 // A length error (option running past the header, length below 2, a lone byte that is not
 // EOL) makes the whole header invalid, as in Suricata; a bad option content (pointer of a
 // route or timestamp option, size of a fixed-size option) only raises an event and leaves the
-// option's bit unset; an unknown option raises ipv4.opt_invalid.
+// option's bit unset; an unknown option raises ipv4.opt_invalid. Options whose length is not a
+// multiple of 8 raise ipv4.opt_pad_required, as Suricata's do.
 func decodeIPv4Options(p *Packet, opts []byte) (uint16, bool) {
+	if len(opts)%8 != 0 {
+		// Suricata's DecodeIPV4Options warns for options not padded to 8 bytes, and goes on.
+		p.Events.Add(EventIPv4OptPadRequired)
+	}
 	var set uint16
 	var seen [256 / 64]uint64
 	for len(opts) > 0 {
