@@ -119,6 +119,25 @@ type Rule struct {
 	tags []tagSpec
 	// Alert is the part of an EVE alert record that comes from the rule.
 	Alert output.Alert
+	// event is the first decoder event the rule's decode-event keywords require
+	// (decode.EventNone without one): a rule without a fast pattern is a candidate only for
+	// packets that carry it, as Suricata's decode-event prefilter makes it.
+	event decode.Event
+	// deOnly marks a decoder-event-only rule (Suricata's SIG_TYPE_DEONLY): also evaluated on
+	// packets whose IP layer did not decode (Suricata's decoder_event_sgh).
+	deOnly bool
+}
+
+// eventIndexed reports whether the rule is a candidate through the decoder-event index rather
+// than the broad-rule index: a threat-detection rule without a fast pattern that requires a
+// decoder event.
+func (r *Rule) eventIndexed() bool { return !r.hasMPM && !r.fw && r.event != decode.EventNone }
+
+// deHeaderAny reports whether the rule's header lets it match a packet without an IP layer:
+// Suricata skips the address checks there, and fails a rule that needs ports or an IP
+// version.
+func (r *Rule) deHeaderAny() bool {
+	return r.anyProto && !r.ipv4Only && !r.ipv6Only && r.sp.Any && r.dp.Any
 }
 
 // hasProto reports whether the rule's protocol set holds IP protocol p.
@@ -184,6 +203,14 @@ type Engine struct {
 	// ones, candidates only on the first packet of each flow direction.
 	always       [256][]uint32
 	alwaysIPOnly [256][]uint32
+	// eventRules[ev] lists, in iid order, the rules without a fast pattern that require decoder
+	// event ev (Rule.eventIndexed): candidates only for packets carrying it. hasEventRules says
+	// whether any exists.
+	eventRules    [decode.EventCount][]uint32
+	hasEventRules bool
+	// deRules lists, in iid order, the decoder-event-only rules that can match a packet whose
+	// IP layer did not decode (Suricata's decoder_event_sgh).
+	deRules []uint32
 }
 
 // Supported reports whether the engine can evaluate a keyword. The rule loader uses it so a rule
@@ -440,6 +467,13 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 	// flow direction (Suricata checks it in the non-prefilter engine only), firewall or not.
 	c.flowStart = h.Protocol.Hook == "flow_start"
 	c.ipOnly = r.Type() == rules.TypeIPOnly
+	c.deOnly = r.Type() == rules.TypeDEOnly
+	for _, o := range r.Matches {
+		if ev, ok := match.DecodeEvent(o); ok {
+			c.event = ev
+			break
+		}
+	}
 	switch h.Scope {
 	case rules.ScopeFlow:
 		c.toFlow = true
@@ -741,6 +775,14 @@ func (e *Engine) buildPrefilter() error {
 			r.hasMPM = true
 			continue
 		}
+		if r.deOnly && r.deHeaderAny() {
+			e.deRules = append(e.deRules, r.IID)
+		}
+		if r.eventIndexed() {
+			e.eventRules[r.event] = append(e.eventRules[r.event], r.IID)
+			e.hasEventRules = true
+			continue
+		}
 		for p := 0; p < 256; p++ {
 			if r.anyProto || r.hasProto(uint8(p)) {
 				if r.ipOnly {
@@ -757,7 +799,7 @@ func (e *Engine) buildPrefilter() error {
 			e.always[p], e.alwaysIPOnly[p] = nil, nil
 		}
 		for _, r := range e.rules {
-			if r.hasMPM {
+			if r.hasMPM || r.eventIndexed() {
 				continue
 			}
 			br := broad.Rule{Src: r.src, Dst: r.dst, SrcPort: r.sp, DstPort: r.dp,

@@ -101,6 +101,9 @@ func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 func (e *Engine) inspectIPS(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
 	tc.Queue.Reset()
 	if p.IPVersion == 0 || len(e.rules) == 0 {
+		if len(e.deRules) > 0 && !p.Events.Empty() {
+			e.walkDE(tc, p)
+		}
 		return
 	}
 	if !e.collect(tc, p, f, dir) {
@@ -114,6 +117,39 @@ func (e *Engine) inspectIPS(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir f
 	}
 	iid, ok := tc.cands.Next(0)
 	e.walkTD(tc, p, f, iid, ok, ipOnlyDone)
+	tc.Queue.Finalize()
+}
+
+// addEventRules adds the candidates of the decoder events a packet carries.
+func (e *Engine) addEventRules(cs *candidates.Set, events *decode.EventSet) {
+	for w, word := range events {
+		for word != 0 {
+			ev := w<<6 | bits0(word)
+			word &= word - 1
+			if ev < len(e.eventRules) {
+				for _, iid := range e.eventRules[ev] {
+					cs.Add(int(iid))
+				}
+			}
+		}
+	}
+}
+
+// walkDE evaluates the decoder-event-only rules on a packet whose IP layer did not decode but
+// which carries decoder events, as Suricata does with its decoder_event_sgh: the rules' headers
+// were checked at build time (any protocol, any ports; addresses are not checked without an
+// IP layer), so only their keywords are evaluated. The packet has no flow.
+func (e *Engine) walkDE(tc *ThreadCtx, p *decode.Packet) {
+	tc.pst.StartPacket()
+	tc.in.P, tc.in.F, tc.in.Dir = p, nil, flow.ToServer
+	for _, iid := range e.deRules {
+		r := e.rules[iid]
+		if !r.match.Match(&tc.in) {
+			continue
+		}
+		r.post.Apply(&tc.in)
+		e.addTD(tc, r, p, nil)
+	}
 	tc.Queue.Finalize()
 }
 
@@ -209,6 +245,9 @@ func (e *Engine) collect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 				cs.Add(int(iid))
 			}
 		}
+	}
+	if !p.Events.Empty() && e.hasEventRules { // the packet's events first: they sit in a hot line
+		e.addEventRules(cs, &p.Events)
 	}
 	if len(p.Payload) == 0 || len(e.sgh.dbs) == 0 {
 		return !cs.Empty()

@@ -2,7 +2,9 @@ package detect
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/meerkat-ids/meerkat/detect/match"
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
@@ -11,8 +13,8 @@ import (
 // transactional direction. A rule with any of them is not loaded, so nothing runs
 // half-evaluated. Its Error text is the reason the loader prints.
 type Missing struct {
-	// Kind is what is missing: "app-layer protocol", "keyword", "firewall app-layer hook" or
-	// "direction".
+	// Kind is what is missing: "app-layer protocol", "keyword", "decode-event" (an event
+	// Meerkat's decoder does not raise), "firewall app-layer hook" or "direction".
 	Kind string
 	// Name names it: the protocol ("http"), the keyword ("http.uri"), the hook
 	// ("http1:request_line") or "=>".
@@ -89,6 +91,16 @@ func missing(r *rules.Rule, firstOnly bool) []Missing {
 	for _, kw := range r.Keywords() {
 		if !Supported(kw) {
 			if add(Missing{"keyword", kw}) {
+				return out
+			}
+		}
+	}
+	for _, o := range r.Matches {
+		if o.Name != "decode-event" {
+			continue
+		}
+		if _, ok := match.DecodeEvent(o); !ok {
+			if add(Missing{"decode-event", strings.ToLower(o.Value)}) {
 				return out
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -569,4 +570,106 @@ func countAlerts(eve []map[string]any) int {
 		}
 	}
 	return n
+}
+
+// writeFramesPcap writes Ethernet frames as a classic pcap file, one second apart.
+func writeFramesPcap(t *testing.T, path string, frames ...[]byte) {
+	t.Helper()
+	var b bytes.Buffer
+	hdr := make([]byte, 24)
+	binary.LittleEndian.PutUint32(hdr[0:], 0xa1b2c3d4)
+	binary.LittleEndian.PutUint16(hdr[4:], 2)
+	binary.LittleEndian.PutUint16(hdr[6:], 4)
+	binary.LittleEndian.PutUint32(hdr[16:], 65535)
+	binary.LittleEndian.PutUint32(hdr[20:], 1) // Ethernet
+	b.Write(hdr)
+	for i, f := range frames {
+		rec := make([]byte, 16)
+		binary.LittleEndian.PutUint32(rec[0:], uint32(1700000000+i))
+		binary.LittleEndian.PutUint32(rec[8:], uint32(len(f)))
+		binary.LittleEndian.PutUint32(rec[12:], uint32(len(f)))
+		b.Write(rec)
+		b.Write(f)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ethIPv4UDP is an Ethernet frame holding an IPv4/UDP datagram with the given options; a
+// totalLen past the frame makes it truncated.
+func ethIPv4UDP(opts []byte, payload string, totalLen int) []byte {
+	hlen := 20 + len(opts)
+	n := hlen + 8 + len(payload)
+	if totalLen == 0 {
+		totalLen = n
+	}
+	f := make([]byte, 14+n)
+	copy(f[0:], []byte{2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00})
+	ip := f[14:]
+	ip[0] = 0x40 | byte(hlen/4)
+	binary.BigEndian.PutUint16(ip[2:], uint16(totalLen))
+	ip[8], ip[9] = 64, 17
+	copy(ip[12:], []byte{10, 0, 0, 1, 10, 0, 0, 2})
+	copy(ip[20:], opts)
+	u := ip[hlen:]
+	binary.BigEndian.PutUint16(u[0:], 5000)
+	binary.BigEndian.PutUint16(u[2:], 53)
+	binary.BigEndian.PutUint16(u[4:], uint16(8+len(payload)))
+	copy(u[8:], payload)
+	return f
+}
+
+// TestDecodeEventAlerts replays malformed frames with decoder-event rules written as
+// Suricata's own decoder-events.rules are: an event on a datagram whose IP layer decoded, and
+// events on frames without a decoded IP layer, alert once each; a rule naming an event of a
+// layer Meerkat does not decode is refused by name.
+func TestDecodeEventAlerts(t *testing.T) {
+	dir := t.TempDir()
+	rulesPath := filepath.Join(dir, "events.rules")
+	os.WriteFile(rulesPath, []byte(`alert pkthdr any any -> any any (msg:"IPv4 truncated packet"; decode-event:ipv4.trunc_pkt; classtype:protocol-command-decode; sid:2200003; rev:2;)
+alert pkthdr any any -> any any (msg:"IPv4 padding required"; decode-event:ipv4.opt_pad_required; classtype:protocol-command-decode; sid:2200007; rev:2;)
+alert pkthdr any any -> any any (msg:"Ethernet packet too small"; decode-event:ethernet.pkt_too_small; classtype:protocol-command-decode; sid:2200042; rev:2;)
+alert pkthdr any any -> any any (msg:"GRE packet too small"; decode-event:gre.pkt_too_small; classtype:protocol-command-decode; sid:2200010; rev:2;)
+`), 0o644)
+	pcap := filepath.Join(dir, "events.pcap")
+	writeFramesPcap(t, pcap,
+		ethIPv4UDP(nil, "clean", 0),
+		ethIPv4UDP([]byte{148, 4, 0, 0}, "router alert", 0),
+		ethIPv4UDP(nil, "cut", 400),
+		make([]byte, 10),
+	)
+	r := runMeerkat(t, "-c", "suricata.yaml", "-S", rulesPath, "-r", pcap, "-k", "none")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if want := "sid 2200010: decode-event gre.pkt_too_small is not supported yet"; !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+	}
+	var got []string
+	for _, a := range ofType(r.eve, "alert") {
+		cnt, _ := a["pcap_cnt"].(float64)
+		sid, _ := getPath(a, "alert.signature_id").(float64)
+		got = append(got, fmt.Sprintf("%.0f:%.0f:%v", cnt, sid, a["src_ip"] != nil))
+	}
+	sort.Strings(got) // workers write in their own order
+	// pcap_cnt:sid:has-src_ip. The truncated datagram and the short frame have no IP layer.
+	if want := "[2:2200007:true 3:2200003:false 4:2200042:false]"; fmt.Sprint(got) != want {
+		t.Errorf("alerts (pcap_cnt:sid:has src_ip) %v, want %s", got, want)
+	}
+	stats := ofType(r.eve, "stats")
+	if len(stats) == 0 {
+		t.Fatal("no stats record")
+	}
+	last := stats[len(stats)-1]
+	for path, want := range map[string]float64{
+		"stats.decoder.event.ipv4.trunc_pkt":         1,
+		"stats.decoder.event.ipv4.opt_pad_required":  1,
+		"stats.decoder.event.ethernet.pkt_too_small": 1,
+		"stats.detect.alert":                         3,
+	} {
+		if v, _ := getPath(last, path).(float64); v != want {
+			t.Errorf("%s = %v, want %v", path, getPath(last, path), want)
+		}
+	}
 }

@@ -97,6 +97,12 @@ func compileMatch(o *rules.Option, names *Names) (check, error) {
 			op = "!="
 		}
 		return &intCheck{field: f, m: rules.IntMatch{Op: op, A: v}}, nil
+	case "decode-event":
+		e, ok := DecodeEvent(o)
+		if !ok {
+			return nil, fmt.Errorf("decode-event %s is not supported yet", o.Value)
+		}
+		return eventCheck(e), nil
 	case "vlan.id":
 		m, ok := intArg()
 		if !ok {
@@ -574,3 +580,19 @@ func (c *vlanCheck) match(in *Input) bool {
 	}
 	return c.m.Match(uint64(p.VLAN[i]))
 }
+
+// DecodeEvent returns the decoder event a decode-event option names; ok is false when Meerkat's
+// decoder never raises it (a layer it does not decode, or an event it has no counterpart of),
+// so that such a rule is refused rather than loaded to never match.
+func DecodeEvent(o *rules.Option) (e decode.Event, ok bool) {
+	if o.Name != "decode-event" {
+		return decode.EventNone, false
+	}
+	e, ok = decode.EventByName(o.Value)
+	return e, ok && e.Raised()
+}
+
+// eventCheck is decode-event: the packet carries the event (Suricata's DetectEngineEventMatch).
+type eventCheck decode.Event
+
+func (c eventCheck) match(in *Input) bool { return in.P.Events.Has(decode.Event(c)) }
