@@ -114,3 +114,22 @@ func L4Checksum(src, dst []byte, proto uint8, seg []byte) uint16 {
 	acc = addCarry(acc, uint64(proto)+uint64(len(seg)))
 	return ^fold(onesSum(seg, acc))
 }
+
+// IPv4ChecksumOK reports whether the packet's IPv4 header checksum is correct, computing it
+// whatever the decoder's checksum mode (for the ipv4-csum keyword). False without IPv4.
+func (p *Packet) IPv4ChecksumOK() bool {
+	return p.IPVersion == 4 && fold(onesSum(p.IPHeader, 0)) == 0xffff
+}
+
+// L4ChecksumOK reports whether the packet's TCP, UDP, ICMPv4 or ICMPv6 checksum is correct,
+// computing it whatever the decoder's checksum mode (for the tcpv4-csum ... icmpv6-csum
+// keywords): over the transport header and its payload, with the pseudo-header except for
+// ICMPv4. False when no transport header was decoded.
+func (p *Packet) L4ChecksumOK() bool {
+	if !p.HasL4 || p.IPVersion == 0 {
+		return false
+	}
+	h := p.L4Header
+	seg := h[:len(h)+len(p.Payload)] // the payload follows the header in the same frame
+	return l4ChecksumOK(p, p.IPProto, seg)
+}

@@ -179,6 +179,10 @@ type Packet struct {
 	// Checksums. Computed only when Decoder.Checksums says so; false otherwise.
 	IPv4ChecksumBad bool
 	L4ChecksumBad   bool
+	// ChecksumIgnored is set when checksums are not validated at all (ChecksumNone, `-k none`):
+	// Suricata's PKT_IGNORE_CHECKSUM, under which the checksum keywords take every checksum
+	// as valid.
+	ChecksumIgnored bool
 
 	// Events records the decoder events raised for this packet.
 	Events EventSet

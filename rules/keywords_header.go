@@ -267,10 +267,16 @@ func setupSameIP(p *ruleParser, o *Option, arg string) error {
 
 func setupCsum(p *ruleParser, o *Option, arg string) error {
 	s := strings.TrimSpace(arg)
-	if s != "valid" && s != "invalid" {
+	// Suricata compares case-insensitively (quotes never get here: the option parser
+	// refuses them for the checksum keywords). Value holds "valid" or "invalid".
+	switch {
+	case strings.EqualFold(s, "valid"):
+		o.Value = "valid"
+	case strings.EqualFold(s, "invalid"):
+		o.Value = "invalid"
+	default:
 		return errf("invalid %s value \"%s\": expected valid or invalid", o.Name, arg)
 	}
-	o.Value = s
 	p.addMatch(o)
 	return nil
 }

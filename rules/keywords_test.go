@@ -443,7 +443,7 @@ func TestHeaderKeywords(t *testing.T) {
 		{opts: `sameip;`},
 		{opts: `seq:0; ack:1; window:55808;`}, {opts: `tcp.seq:12;`}, {opts: `window:!0;`}, {opts: `window:70000;`, err: "invalid"},
 		{opts: `tcp.mss:<536;`}, {opts: `tcp.wscale:>14;`},
-		{opts: `ipv4-csum:valid;`}, {opts: `tcpv4-csum:invalid;`}, {opts: `udpv6-csum:maybe;`, err: "expected valid or invalid"},
+		{opts: `ipv4-csum:valid;`}, {opts: `tcpv4-csum:invalid;`}, {opts: `icmpv4-csum:Valid;`}, {opts: `ipv4-csum:"valid";`, err: "quotes on ipv4-csum keyword"}, {opts: `udpv6-csum:maybe;`, err: "expected valid or invalid"},
 		{opts: `vlan.id:100;`}, {opts: `vlan.layers:>1;`}, {opts: `vlan.id:5000;`, err: "invalid integer condition"},
 		{opts: `geoip:src,RU,CN;`}, {opts: `geoip:up,RU;`, err: "invalid geoip direction"},
 		{opts: `flow.age:>10;`}, {opts: `flow.pkts:toserver,>10;`},

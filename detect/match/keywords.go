@@ -97,6 +97,13 @@ func compileMatch(o *rules.Option, names *Names) (check, error) {
 			op = "!="
 		}
 		return &intCheck{field: f, m: rules.IntMatch{Op: op, A: v}}, nil
+	case "ipv4-csum", "tcpv4-csum", "tcpv6-csum", "udpv4-csum", "udpv6-csum", "icmpv4-csum", "icmpv6-csum":
+		c, ok := csumChecks[o.Name]
+		if !ok {
+			return nil, bad()
+		}
+		c.valid = o.Value == "valid"
+		return &c, nil
 	case "decode-event":
 		e, ok := DecodeEvent(o)
 		if !ok {
@@ -596,3 +603,47 @@ func DecodeEvent(o *rules.Option) (e decode.Event, ok bool) {
 type eventCheck decode.Event
 
 func (c eventCheck) match(in *Input) bool { return in.P.Events.Has(decode.Event(c)) }
+
+// csumCheck is one of the checksum keywords (Suricata's detect-csum.c): the packet must be of
+// the keyword's IP version and protocol (and not a fragment, whose transport header Suricata
+// does not decode); then, when checksums are ignored (-k none) the checksum counts as valid,
+// otherwise it is computed. A UDP/IPv4 datagram without a checksum (0) matches neither valid
+// nor invalid.
+type csumCheck struct {
+	ipVersion uint8
+	proto     uint8 // 0 for the IPv4 header checksum
+	valid     bool
+}
+
+var csumChecks = map[string]csumCheck{
+	"ipv4-csum":   {ipVersion: 4},
+	"tcpv4-csum":  {ipVersion: 4, proto: decode.ProtoTCP},
+	"tcpv6-csum":  {ipVersion: 6, proto: decode.ProtoTCP},
+	"udpv4-csum":  {ipVersion: 4, proto: decode.ProtoUDP},
+	"udpv6-csum":  {ipVersion: 6, proto: decode.ProtoUDP},
+	"icmpv4-csum": {ipVersion: 4, proto: decode.ProtoICMP},
+	"icmpv6-csum": {ipVersion: 6, proto: decode.ProtoICMPv6},
+}
+
+func (c *csumCheck) match(in *Input) bool {
+	p := in.P
+	if p.IPVersion != c.ipVersion {
+		return false
+	}
+	if c.proto == 0 {
+		if p.ChecksumIgnored {
+			return c.valid
+		}
+		return p.IPv4ChecksumOK() == c.valid
+	}
+	if !p.HasL4 || p.IsFragment || p.IPProto != c.proto {
+		return false
+	}
+	if c.proto == decode.ProtoUDP && c.ipVersion == 4 && p.L4Header[6] == 0 && p.L4Header[7] == 0 {
+		return false
+	}
+	if p.ChecksumIgnored {
+		return c.valid
+	}
+	return p.L4ChecksumOK() == c.valid
+}

@@ -1,7 +1,8 @@
 // Package match evaluates the packet, flow and state keywords of a rule (Suricata's match and
 // post-match lists): flow, tcp.flags, ttl, itype, icode, icmp_id, icmp_seq, ip_proto, ipopts,
 // fragbits, fragoffset, id, tos, sameip, tcp.seq, tcp.ack, tcp.window, tcp.mss, tcp.wscale,
-// dsize, decode-event, flowbits, flowint, xbits and hostbits.
+// dsize, decode-event, the checksum keywords (ipv4-csum ... icmpv6-csum), flowbits, flowint,
+// xbits and hostbits.
 //
 // A rule's Matches compile to a Matcher (every keyword must match); its PostMatches
 // (flowbits set/unset/toggle, flowint =/+/-, xbits and hostbits set/unset/toggle) compile to a
@@ -66,7 +67,8 @@ var supported = map[string]bool{
 	"icmp_id": true, "icmp_seq": true, "ip_proto": true, "ipopts": true, "fragbits": true,
 	"fragoffset": true, "id": true, "tos": true, "sameip": true, "tcp.seq": true,
 	"tcp.ack": true, "tcp.window": true, "tcp.mss": true, "tcp.wscale": true, "dsize": true, "vlan.id": true,
-	"decode-event": true, "flowbits": true, "flowint": true, "xbits": true, "hostbits": true,
+	"decode-event": true, "ipv4-csum": true, "tcpv4-csum": true, "tcpv6-csum": true, "udpv4-csum": true,
+	"udpv6-csum": true, "icmpv4-csum": true, "icmpv6-csum": true, "flowbits": true, "flowint": true, "xbits": true, "hostbits": true,
 }
 
 // Supports reports whether keyword (canonical name) can be evaluated here. xbits with
