@@ -36,6 +36,10 @@ type Frame struct {
 	// Cnt numbers the records of the source from 1 (Suricata's pcap_cnt). In directory mode it
 	// keeps counting across files, as Suricata's does.
 	Cnt uint64
+	// IgnoreChecksum is Suricata's PKT_IGNORE_CHECKSUM as its capture source sets it: checksums
+	// of this frame are not validated, and the checksum keywords take them as valid (set by
+	// the pipeline from pcap-file.checksum-checks, see pipeline.ChecksumGate).
+	IgnoreChecksum bool
 }
 
 // Source delivers frames one at a time.

@@ -79,6 +79,9 @@ type Settings struct {
 	VLANUseForTracking bool
 	// Stream is the stream section.
 	Stream Stream
+	// PcapFileChecksumChecks is pcap-file.checksum-checks: "auto" (default), "yes" or "no",
+	// read as Suricata reads it (an unknown word keeps auto).
+	PcapFileChecksumChecks string
 	// Defrag is the defrag section.
 	Defrag Defrag
 	// Host is the host table section.
@@ -390,6 +393,15 @@ func (c *Config) Settings() (*Settings, error) {
 	s.FlowTimeouts = b.flowTimeouts()
 	s.VLANUseForTracking = b.bool("vlan.use-for-tracking", true)
 
+	s.PcapFileChecksumChecks = "auto"
+	if v := b.str("pcap-file.checksum-checks", "auto"); v != "auto" {
+		switch {
+		case IsTrue(v):
+			s.PcapFileChecksumChecks = "yes"
+		case IsFalse(v):
+			s.PcapFileChecksumChecks = "no"
+		}
+	}
 	s.Stream = Stream{
 		Memcap:             b.size("stream.memcap", 64<<20),
 		ChecksumValidation: b.bool("stream.checksum-validation", true),

@@ -45,7 +45,6 @@ func (d *Decoder) Decode(p *Packet, lt LinkType, data []byte) {
 	p.Reset()
 	p.Data = data
 	p.LinkType = lt
-	p.ChecksumIgnored = d.Checksums == ChecksumNone
 
 	c := &d.Counters
 	c.Pkts++

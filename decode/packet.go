@@ -179,9 +179,9 @@ type Packet struct {
 	// Checksums. Computed only when Decoder.Checksums says so; false otherwise.
 	IPv4ChecksumBad bool
 	L4ChecksumBad   bool
-	// ChecksumIgnored is set when checksums are not validated at all (ChecksumNone, `-k none`):
-	// Suricata's PKT_IGNORE_CHECKSUM, under which the checksum keywords take every checksum
-	// as valid.
+	// ChecksumIgnored is Suricata's PKT_IGNORE_CHECKSUM, set by the caller for frames its
+	// capture source marks (pcap-file.checksum-checks): the checksum keywords then take every
+	// checksum as valid. Decode leaves it false (`-k none` does not set it, as in Suricata).
 	ChecksumIgnored bool
 
 	// Events records the decoder events raised for this packet.

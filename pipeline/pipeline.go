@@ -53,7 +53,10 @@ type Config struct {
 	// Workers is the number of worker goroutines in workers mode (0: one per CPU).
 	Workers   int
 	Checksums decode.ChecksumMode
-	Flow      flow.Config
+	// PcapChecksumChecks is pcap-file.checksum-checks ("auto", "yes", "no"; "" reads as
+	// "yes"): whether frames get Suricata's PKT_IGNORE_CHECKSUM (ChecksumGate).
+	PcapChecksumChecks string
+	Flow               flow.Config
 	// FlowHashSize and FlowPrealloc size each worker's table (flow.hash-size, flow.prealloc),
 	// divided among the workers.
 	FlowHashSize, FlowPrealloc int
@@ -192,7 +195,17 @@ func readErr(err error, cfg *Config) (stop bool, fatal error) {
 	return true, fmt.Errorf("pipeline: reading capture: %w", err)
 }
 
+// newChecksumGate returns the run's checksum gate.
+func newChecksumGate(cfg *Config) *ChecksumGate {
+	mode := cfg.PcapChecksumChecks
+	if mode == "" {
+		mode = "yes"
+	}
+	return NewChecksumGate(mode, cfg.Checksums != decode.ChecksumNone)
+}
+
 func runSingle(ctx context.Context, src capture.Source, w *worker, cfg *Config) (bool, time.Time, error) {
+	gate := newChecksumGate(cfg)
 	var fr capture.Frame
 	var last time.Time
 	done := ctx.Done()
@@ -211,6 +224,7 @@ func runSingle(ctx context.Context, src capture.Source, w *worker, cfg *Config) 
 			continue
 		}
 		last = fr.Timestamp
+		gate.Mark(&fr)
 		w.process(&fr)
 	}
 }
@@ -296,6 +310,7 @@ func (bp *batchPool) start(workers []*worker) {
 func runWorkers(ctx context.Context, src capture.Source, workers []*worker, bp *batchPool, cfg *Config) (bool, time.Time, error) {
 	n := len(workers)
 	in, free, cur := bp.in, bp.free, bp.cur
+	gate := newChecksumGate(cfg)
 	var fr capture.Frame
 	var fatal error
 	var last time.Time
@@ -320,6 +335,7 @@ func runWorkers(ctx context.Context, src capture.Source, workers []*worker, bp *
 			continue
 		}
 		last = fr.Timestamp
+		gate.Mark(&fr)
 		k := 0
 		if n > 1 {
 			k = int(peekHash(fr.LinkType, fr.Data) % uint32(n))

@@ -73,11 +73,26 @@ func (w *worker) close() {
 	}
 }
 
+// decode decodes one frame or rebuilt datagram. With ignoreChecksum (Suricata's
+// PKT_IGNORE_CHECKSUM) nothing is validated and the checksum keywords take every checksum as
+// valid.
+func (w *worker) decode(p *decode.Packet, lt decode.LinkType, data []byte, ignoreChecksum bool) {
+	if !ignoreChecksum {
+		w.dec.Decode(p, lt, data)
+		return
+	}
+	mode := w.dec.Checksums
+	w.dec.Checksums = decode.ChecksumNone
+	w.dec.Decode(p, lt, data)
+	w.dec.Checksums = mode
+	p.ChecksumIgnored = true
+}
+
 // process handles one captured frame: decode, the packet itself, and the datagram it may
 // complete when it is a fragment.
 func (w *worker) process(fr *capture.Frame) {
 	p := &w.pkt
-	w.dec.Decode(p, fr.LinkType, fr.Data)
+	w.decode(p, fr.LinkType, fr.Data, fr.IgnoreChecksum)
 	p.Timestamp = fr.Timestamp
 	p.PcapCnt = fr.Cnt
 	p.WireLen = fr.WireLen
@@ -87,7 +102,7 @@ func (w *worker) process(fr *capture.Frame) {
 	if p.IsFragment {
 		if datagram, done := w.defrag.Add(p); done {
 			r := &w.rebuilt
-			w.dec.Decode(r, decode.LinkTypeRaw, datagram)
+			w.decode(r, decode.LinkTypeRaw, datagram, p.ChecksumIgnored)
 			// The rebuilt datagram is not a captured packet: keep decoder.pkts, bytes and raw
 			// counting frames as they came from the capture.
 			w.dec.Counters.Pkts--

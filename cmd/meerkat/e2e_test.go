@@ -673,3 +673,49 @@ alert pkthdr any any -> any any (msg:"GRE packet too small"; decode-event:gre.pk
 		}
 	}
 }
+
+// TestPcapChecksumChecks replays 1,200 TCP segments whose checksums are all wrong with a
+// tcpv4-csum:invalid rule: as in Suricata, pcap-file.checksum-checks auto (the default) takes
+// the capture for one made with checksum offloading at the 1000th frame and ignores checksums
+// from there on, "yes" never ignores them, "no" always does, and -k none (no stream checksum
+// validation, so no bad checksum is counted) leaves auto undecided while the keyword still
+// computes the checksum.
+func TestPcapChecksumChecks(t *testing.T) {
+	dir := t.TempDir()
+	rulesPath := filepath.Join(dir, "csum.rules")
+	os.WriteFile(rulesPath, []byte("alert tcp any any -> any any (msg:\"TCPv4 invalid checksum\"; tcpv4-csum:invalid; sid:2200074; rev:2;)\n"), 0o644)
+	frame := ethIPv4UDP(nil, "", 0)[:14]
+	seg := make([]byte, 40)
+	seg[0] = 0x45
+	binary.BigEndian.PutUint16(seg[2:], 40)
+	seg[8], seg[9] = 64, 6
+	copy(seg[12:], []byte{10, 0, 0, 1, 10, 0, 0, 2})
+	binary.BigEndian.PutUint16(seg[20:], 1234)
+	binary.BigEndian.PutUint16(seg[22:], 80)
+	seg[32], seg[33] = 5<<4, 0x10
+	binary.BigEndian.PutUint16(seg[36:], 0xbad0) // a wrong TCP checksum
+	var frames [][]byte
+	for i := 0; i < 1200; i++ {
+		frames = append(frames, append(append([]byte(nil), frame...), seg...))
+	}
+	pcap := filepath.Join(dir, "offload.pcap")
+	writeFramesPcap(t, pcap, frames...)
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{nil, 999},
+		{[]string{"--set", "pcap-file.checksum-checks=yes"}, 1200},
+		{[]string{"--set", "pcap-file.checksum-checks=no"}, 0},
+		{[]string{"-k", "none"}, 1200},
+	} {
+		args := append([]string{"-c", "suricata.yaml", "-S", rulesPath, "-r", pcap}, c.args...)
+		r := runMeerkat(t, args...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d\n%s", c.args, r.code, r.stderr)
+		}
+		if got := len(ofType(r.eve, "alert")); got != c.want {
+			t.Errorf("%v: %d alerts, want %d", c.args, got, c.want)
+		}
+	}
+}

@@ -474,9 +474,11 @@ func pipelineConfig(st *config.Settings, rm pipeline.Runmode, o *options, outs p
 		Outputs:      outs,
 		Warn:         func(msg string) { warn(stderr, msg) },
 	}
-	if o.checksums == "none" {
+	// -k overrides stream.checksum-validation, as Suricata's does (it sets that key).
+	if o.checksums == "none" || o.checksums != "all" && !st.Stream.ChecksumValidation {
 		pc.Checksums = decode.ChecksumNone
 	}
+	pc.PcapChecksumChecks = st.PcapFileChecksumChecks
 	return pc
 }
 

@@ -72,8 +72,9 @@ func icmpSeg() []byte {
 }
 
 // TestChecksumKeywords follows Suricata's detect-csum.c: each keyword needs its IP version
-// and protocol; the checksum is computed whatever -k says, except that with -k none every
-// checksum counts as valid; a UDP/IPv4 checksum of 0 matches neither valid nor invalid.
+// and protocol; the checksum is computed whatever -k says (the decoder's mode), except that a
+// packet whose checksums are ignored (PKT_IGNORE_CHECKSUM) takes every checksum as valid; a
+// UDP/IPv4 checksum of 0 matches neither valid nor invalid.
 func TestChecksumKeywords(t *testing.T) {
 	icmp6 := icmpSeg()
 	icmp6[0] = 128
@@ -98,7 +99,7 @@ func TestChecksumKeywords(t *testing.T) {
 	cases := []struct {
 		kw      string
 		data    []byte
-		ignored bool // -k none
+		ignored bool // Packet.ChecksumIgnored
 		want    string
 	}{
 		// want: "valid", "invalid" or "neither" (the keyword's two forms).
@@ -126,12 +127,11 @@ func TestChecksumKeywords(t *testing.T) {
 		{"icmpv6-csum", good["icmp4"], false, "neither"},
 	}
 	for _, c := range cases {
-		d := decode.Decoder{Checksums: decode.ChecksumTCP}
-		if c.ignored {
-			d.Checksums = decode.ChecksumNone
-		}
+		// -k none (decode.ChecksumNone) does not make the keywords skip the computation.
+		d := decode.Decoder{Checksums: decode.ChecksumNone}
 		var p decode.Packet
 		d.Decode(&p, decode.LinkTypeRaw, c.data)
+		p.ChecksumIgnored = c.ignored
 		if p.IPVersion == 0 || !p.HasL4 {
 			t.Fatalf("%s: test datagram did not decode: %+v", c.kw, p.Events)
 		}

@@ -606,9 +606,10 @@ func (c eventCheck) match(in *Input) bool { return in.P.Events.Has(decode.Event(
 
 // csumCheck is one of the checksum keywords (Suricata's detect-csum.c): the packet must be of
 // the keyword's IP version and protocol (and not a fragment, whose transport header Suricata
-// does not decode); then, when checksums are ignored (-k none) the checksum counts as valid,
-// otherwise it is computed. A UDP/IPv4 datagram without a checksum (0) matches neither valid
-// nor invalid.
+// does not decode); then, when the packet's checksums are ignored (PKT_IGNORE_CHECKSUM:
+// pcap-file.checksum-checks no, or auto once offloading was detected) the checksum counts as
+// valid, otherwise it is computed, whatever -k says. A UDP/IPv4 datagram without a checksum
+// (0) matches neither valid nor invalid.
 type csumCheck struct {
 	ipVersion uint8
 	proto     uint8 // 0 for the IPv4 header checksum
