@@ -45,12 +45,32 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("decoding is not deterministic")
 		}
 		checkInvariants(t, &p, frame)
+		checkChecksumMethods(t, &p)
 		d.Checksums = ChecksumNone
 		d.Decode(&q, lt, frame)
 		if q.IPv4ChecksumBad || q.L4ChecksumBad {
 			t.Fatalf("ChecksumNone reported a bad checksum")
 		}
 	})
+}
+
+// checkChecksumMethods checks that the on-demand checksum methods (used by the checksum
+// keywords) agree with what the decoder validated under ChecksumAll.
+func checkChecksumMethods(t *testing.T, p *Packet) {
+	t.Helper()
+	if p.IPVersion == 4 && p.IPv4ChecksumBad == p.IPv4ChecksumOK() {
+		t.Fatalf("IPv4ChecksumOK %v but IPv4ChecksumBad %v", p.IPv4ChecksumOK(), p.IPv4ChecksumBad)
+	}
+	if !p.HasL4 || p.IsFragment {
+		return
+	}
+	switch {
+	case p.IPProto == ProtoTCP, p.IPProto == ProtoUDP && (p.IPVersion == 6 || be16(p.L4Header[6:8]) != 0),
+		p.IPProto == ProtoICMP && p.IPVersion == 4, p.IPProto == ProtoICMPv6 && p.IPVersion == 6:
+		if p.L4ChecksumBad == p.L4ChecksumOK() {
+			t.Fatalf("L4ChecksumOK %v but L4ChecksumBad %v (proto %d)", p.L4ChecksumOK(), p.L4ChecksumBad, p.IPProto)
+		}
+	}
 }
 
 func checkInvariants(t *testing.T, p *Packet, frame []byte) {
