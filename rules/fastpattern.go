@@ -33,14 +33,18 @@ func (fp FastPatternChoice) Pattern() []byte {
 //   - Only non-negated contents are considered, or the negated ones when the rule has no
 //     other. Contents in base64_data are never considered: that list has no prefilter.
 //   - Each buffer holding a considered content has a priority (lower ranks first: 2 for most
-//     sticky buffers, 3 for pkt_data and http.stat_msg, 4 for http.method and
-//     http.stat_code); only the buffers with the best priority among them stay in the running.
+//     sticky buffers, 1 for the IKE ones, 3 for pkt_data and http.stat_msg, 4 for
+//     http.method and http.stat_code); only the buffers with the best priority among them stay in the running.
 //   - Among their contents the longest pattern wins (the full content length: a
 //     fast_pattern chop does not count), then the strongest (PatternStrength), then the
 //     first met. The buffers are walked payload first, then in rule order; Suricata walks
 //     buffers of the same priority in its registration order instead, which Meerkat
 //     approximates by rule order, so two equally long and strong contents in different
 //     buffers of the same priority may resolve differently.
+//   - In a transactional (=>) rule, buffers inspected only to the client (http.stat_code
+//     ...) compete only when no other buffer holds a considered content. (Suricata then
+//     also leaves the to-client part's own contents out of the length it compares; that
+//     corner is not modelled.)
 func (r *Rule) FastPattern() (fp FastPatternChoice, ok bool) {
 	bufs := r.fastPatternBuffers()
 	for _, b := range bufs {
@@ -69,31 +73,62 @@ func (r *Rule) FastPattern() (fp FastPatternChoice, ok bool) {
 		}
 		return c, true
 	}
-	// The best priority among the buffers holding a considered content, and the longest
-	// considered content in the buffers of that priority.
-	bestPrio, maxLen := 0, -1
-	for _, b := range bufs {
-		prio := fastPatternPriority(b.Name)
+	// In a transactional (=>) rule Suricata prefers a to-server buffer: to-client-only
+	// buffers compete only when no other buffer holds a considered content, and then all of
+	// them, whatever their priority (RetrieveFPForSig's SIG_FLAG_TXBOTHDIR handling).
+	txBoth := r.Header.Direction == DirTransactional
+	toClientOnly := func(b *Buffer) bool {
+		return txBoth && b.Name != "pkt_data" && bufferInfo(b.Name).d == dirToClient
+	}
+	holds := func(b *Buffer) bool {
 		for _, m := range b.Matches {
-			c, ok := considered(m)
-			if !ok {
-				continue
+			if _, ok := considered(m); ok {
+				return true
 			}
-			switch {
-			case maxLen < 0 || prio < bestPrio:
-				bestPrio, maxLen = prio, len(c.Pattern)
-			case prio == bestPrio && len(c.Pattern) > maxLen:
+		}
+		return false
+	}
+	onlyToClient := txBoth
+	for _, b := range bufs {
+		if holds(b) && !toClientOnly(b) {
+			onlyToClient = false
+		}
+	}
+	// The competing buffers: those of the best priority among the buffers holding a
+	// considered content (or, in a => rule with no other, every to-client buffer).
+	bestPrio := -1
+	for _, b := range bufs {
+		if !holds(b) || toClientOnly(b) != onlyToClient {
+			continue
+		}
+		if prio := fastPatternPriority(b.Name); bestPrio < 0 || prio < bestPrio {
+			bestPrio = prio
+		}
+	}
+	if bestPrio < 0 {
+		return FastPatternChoice{}, false
+	}
+	competes := func(b *Buffer) bool {
+		if toClientOnly(b) != onlyToClient {
+			return false
+		}
+		return onlyToClient || fastPatternPriority(b.Name) == bestPrio
+	}
+	maxLen := -1
+	for _, b := range bufs {
+		if !competes(b) {
+			continue
+		}
+		for _, m := range b.Matches {
+			if c, ok := considered(m); ok && len(c.Pattern) > maxLen {
 				maxLen = len(c.Pattern)
 			}
 		}
 	}
-	if maxLen < 0 {
-		return FastPatternChoice{}, false
-	}
 	var best FastPatternChoice
 	var bestStrength uint32
 	for _, b := range bufs {
-		if fastPatternPriority(b.Name) != bestPrio {
+		if !competes(b) {
 			continue
 		}
 		for _, m := range b.Matches {
@@ -129,13 +164,16 @@ func (r *Rule) fastPatternBuffers() []*Buffer {
 
 // fastPatternPriority is the rank Suricata gives a buffer when it picks a rule's fast pattern
 // automatically; a lower number ranks first. The packet payload (pkt_data) ranks 3, as does
-// http.stat_msg; http.method and http.stat_code rank 4; every other sticky buffer ranks 2.
+// http.stat_msg; http.method and http.stat_code rank 4; the IKE buffers rank 1; every other
+// sticky buffer ranks 2 (Suricata 8.0.6's registrations).
 func fastPatternPriority(buffer string) int {
 	switch buffer {
 	case "pkt_data", "http.stat_msg":
 		return 3
 	case "http.method", "http.stat_code":
 		return 4
+	case "ike.init_spi", "ike.resp_spi", "ike.key_exchange_payload", "ike.nonce_payload", "ike.vendor":
+		return 1
 	}
 	return 2
 }
