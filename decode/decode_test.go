@@ -390,11 +390,13 @@ func TestIPv6(t *testing.T) {
 			put16(b[4:], 0)
 			return b
 		}(), events: []Event{EventIPv6TruncExthdr}, invalid: true},
-		{name: "ext header one byte left", lt: LinkTypeIPv6, data: ip6([]uint8{nhDstOpts, nhRouting}, [][]byte{hbhRA}, []byte{6}), events: []Event{EventIPv6TruncExthdr}, invalid: true},
+		{name: "ext header one byte left", lt: LinkTypeIPv6, data: ip6([]uint8{nhDstOpts, nhRouting}, [][]byte{hbhRA}, []byte{6}), events: []Event{EventIPv6TruncExthdr}, invalid: true,
+			check: proto(nhDstOpts)}, // the routing header was never entered: Suricata's proto stays dstopts
 		{name: "tcp with zero payload length", lt: LinkTypeIPv6, data: ip6([]uint8{ProtoTCP}, nil, nil), events: []Event{EventTCPPktTooSmall}, invalid: true},
 		{name: "ipv4 in ipv6", lt: LinkTypeIPv6, data: ip6([]uint8{nhIPIP}, nil, ip4(ip4Opts{proto: ProtoTCP}, nil))},
 		{name: "ipv6 in ipv6", lt: LinkTypeIPv6, data: ip6([]uint8{nhIPv6}, nil, ip6([]uint8{ProtoTCP}, nil, seg))},
-		{name: "icmpv4 in ipv6", lt: LinkTypeIPv6, data: ip6([]uint8{ProtoICMP}, nil, icmp4(8, 0, 0, nil)), events: []Event{EventIPv6ICMPv4}},
+		{name: "icmpv4 in ipv6", lt: LinkTypeIPv6, data: ip6([]uint8{ProtoICMP}, nil, icmp4(8, 0, 0, nil)), events: []Event{EventIPv6ICMPv4}, check: proto(0)},
+		{name: "icmpv4 in ipv6 after dstopts", lt: LinkTypeIPv6, data: ip6([]uint8{nhDstOpts, ProtoICMP}, [][]byte{hbhRA}, icmp4(8, 0, 0, nil)), events: []Event{EventIPv6ICMPv4}, check: proto(nhDstOpts)},
 		{name: "unknown next header", lt: LinkTypeIPv6, data: ip6([]uint8{200}, nil, []byte{1, 2, 3}), events: []Event{EventIPv6UnknownNextHeader}},
 		{name: "atomic fragment", lt: LinkTypeIPv6, data: ip6([]uint8{nhFragment, ProtoTCP}, [][]byte{frag6(0, false, 77)}, seg), events: []Event{EventIPv6ExthdrUselessFH}, check: both(tcpOK, hdrLen(48), func(t *testing.T, p *Packet) {
 			if p.IsFragment || !p.IPv6FragHdr || p.IPID != 77 {
@@ -778,5 +780,16 @@ func TestProtoName(t *testing.T) {
 	p := Packet{IPProto: ProtoTCP}
 	if n := testing.AllocsPerRun(100, func() { _ = p.ProtoName() }); n != 0 {
 		t.Errorf("ProtoName allocates %v", n)
+	}
+}
+
+// proto checks IPProto: Suricata's p->proto for IPv6 (IPV6_SET_L4PROTO), the last header
+// that set it.
+func proto(want uint8) func(t *testing.T, p *Packet) {
+	return func(t *testing.T, p *Packet) {
+		t.Helper()
+		if p.IPProto != want {
+			t.Errorf("IPProto %d, want %d", p.IPProto, want)
+		}
 	}
 }

@@ -74,6 +74,12 @@ func (d *Decoder) decodeIPv6ExtHdrs(p *Packet, pkt []byte) (ev EventSet, inv, qu
 	prevNH := 6 // offset of the byte holding nh
 	var hh, rh, ah, fh bool
 	var dh int
+	// l4 is the protocol Suricata's packet carries so far (p->proto, IPV6_SET_L4PROTO): it
+	// takes the number of each hop-by-hop, destination options, routing, fragment and AH
+	// header as that header is entered, and of the transport; an ICMPv4 next header, a
+	// mobility, HIP or shim6 header, or a header truncated before its first two bytes leave
+	// it as it was (0 when no header set it). IPProto gets that value where decoding stops.
+	var l4 uint8
 	for {
 		rem := len(pkt) - off
 		ext := isIPv6ExtHdr(nh)
@@ -86,11 +92,12 @@ func (d *Decoder) decodeIPv6ExtHdrs(p *Packet, pkt []byte) (ev EventSet, inv, qu
 		}
 		if rem < 2 && (ext || off > ipv6HeaderLen) {
 			p.invalid(EventIPv6TruncExthdr)
-			d.ipv6Done(p, pkt, off, nh)
+			d.ipv6Done(p, pkt, off, l4)
 			return ev, inv, quiet
 		}
 		if !ext {
 			d.ipv6Done(p, pkt, off, nh)
+
 			switch nh {
 			case nhIPIP:
 				if !p.IsFragment {
@@ -107,9 +114,16 @@ func (d *Decoder) decodeIPv6ExtHdrs(p *Packet, pkt []byte) (ev EventSet, inv, qu
 			if p.FragOffset == 0 {
 				d.decodeL4(p, nh, pkt[off:])
 			}
+			if nh == ProtoICMP {
+				p.IPProto = l4 // Suricata raises ipv6.icmpv4 without taking the protocol
+			}
 			return ev, inv, quiet
 		}
 
+		switch nh {
+		case nhHopOpts, nhDstOpts, nhRouting, nhFragment, nhAH:
+			l4 = nh
+		}
 		var hdrLen int
 		switch nh {
 		case nhHopOpts, nhDstOpts:
@@ -126,7 +140,7 @@ func (d *Decoder) decodeIPv6ExtHdrs(p *Packet, pkt []byte) (ev EventSet, inv, qu
 		}
 		if hdrLen > rem {
 			p.invalid(EventIPv6TruncExthdr)
-			d.ipv6Done(p, pkt, off, nh)
+			d.ipv6Done(p, pkt, off, l4)
 			return ev, inv, quiet
 		}
 		h := pkt[off : off+hdrLen]

@@ -16,6 +16,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 
@@ -121,11 +122,30 @@ type Rule struct {
 	Alert output.Alert
 	// event is the first decoder event the rule's decode-event keywords require
 	// (decode.EventNone without one): a rule without a fast pattern is a candidate only for
-	// packets that carry it, as Suricata's decode-event prefilter makes it.
+	// packets that carry it (Suricata's signature mask skips it for packets without events;
+	// the index narrows it to the event it needs).
 	event decode.Event
-	// deOnly marks a decoder-event-only rule (Suricata's SIG_TYPE_DEONLY): also evaluated on
-	// packets whose IP layer did not decode (Suricata's decoder_event_sgh).
+	// deOnly marks a decoder-event-only rule (Suricata's SIG_TYPE_DEONLY): the only rules,
+	// with IP-only ones, evaluated on packets of protocol 0 that carry decoder events, also
+	// without an IP layer (Suricata's decoder_event_sgh).
 	deOnly bool
+}
+
+// sameSides reports whether a `<>` rule's two sides are the same addresses and ports:
+// Suricata then treats it as unidirectional (SigHasSameSourceAndDestination), so it is not
+// doubled and alerts once.
+func sameSides(h *rules.Header) bool {
+	if !h.SrcPort.Any || !h.DstPort.Any {
+		if !slices.Equal(h.SrcPort.Ranges, h.DstPort.Ranges) {
+			return false
+		}
+	}
+	if !h.Src.Any || !h.Dst.Any {
+		if !slices.Equal(h.Src.V4, h.Dst.V4) || !slices.Equal(h.Src.V6, h.Dst.V6) {
+			return false
+		}
+	}
+	return true
 }
 
 // eventIndexed reports whether the rule is a candidate through the decoder-event index rather
@@ -133,11 +153,10 @@ type Rule struct {
 // decoder event.
 func (r *Rule) eventIndexed() bool { return !r.hasMPM && !r.fw && r.event != decode.EventNone }
 
-// deHeaderAny reports whether the rule's header lets it match a packet without an IP layer:
-// Suricata skips the address checks there, and fails a rule that needs ports or an IP
-// version.
+// deHeaderAny reports whether the rule's header lets it match a packet without an IP layer
+// (walkDE): any protocol and any ports.
 func (r *Rule) deHeaderAny() bool {
-	return r.anyProto && !r.ipv4Only && !r.ipv6Only && r.sp.Any && r.dp.Any
+	return r.anyProto && r.sp.Any && r.dp.Any
 }
 
 // hasProto reports whether the rule's protocol set holds IP protocol p.
@@ -208,8 +227,8 @@ type Engine struct {
 	// whether any exists.
 	eventRules    [decode.EventCount][]uint32
 	hasEventRules bool
-	// deRules lists, in iid order, the decoder-event-only rules that can match a packet whose
-	// IP layer did not decode (Suricata's decoder_event_sgh).
+	// deRules lists, in iid order, the decoder-event-only rules that can match a packet
+	// without an IP layer that carries decoder events (Suricata's decoder_event_sgh).
 	deRules []uint32
 }
 
@@ -493,7 +512,7 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 		}
 	}
 	out := []*Rule{c}
-	if h.Direction == rules.DirBoth {
+	if h.Direction == rules.DirBoth && !sameSides(h) {
 		rev := *c
 		rev.src, rev.dst, rev.sp, rev.dp = c.dst, c.src, c.dp, c.sp
 		out = append(out, &rev)

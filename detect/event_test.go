@@ -99,3 +99,88 @@ func TestDecodeEventRules(t *testing.T) {
 		}
 	}
 }
+
+// rawIPv6 builds an IPv6 packet with next header nh and payload.
+func rawIPv6(nh uint8, payload []byte) []byte {
+	b := make([]byte, 40, 40+len(payload))
+	b[0] = 0x60
+	binary.BigEndian.PutUint16(b[4:], uint16(len(payload)))
+	b[6], b[7] = nh, 64
+	b[8], b[23] = 0x20, 1
+	b[24], b[39] = 0x20, 2
+	return append(b, payload...)
+}
+
+// TestProtocolZeroDecoderEvents: an IPv6 packet whose next header is ICMPv4 keeps protocol 0
+// in Suricata and raises ipv6.icmpv4, so it is inspected with the decoder-event rule group
+// (with its addresses and IP version checked) and the IP-only engine, not with the rules of
+// its protocol or the packet rules that take any protocol.
+func TestProtocolZeroDecoderEvents(t *testing.T) {
+	rs := mustRules(t,
+		`alert ipv6 2000::/8 any -> any any (decode-event:ipv6.icmpv4; sid:1;)`,
+		`alert ipv4 any any -> any any (decode-event:ipv6.icmpv4; sid:2;)`,
+		`alert pkthdr 10.0.0.0/8 any -> any any (decode-event:ipv6.icmpv4; sid:3;)`,
+		`alert ip any any -> any any (ip_proto:1; sid:4;)`,
+		`alert ip any any -> any any (dsize:0; sid:5;)`,
+		`alert ip 2000::/8 any -> any any (sid:6;)`,
+		`alert icmp any any -> any any (sid:7;)`,
+	)
+	e, errs, err := Build(rs, Config{})
+	if err != nil || len(errs) > 0 {
+		t.Fatalf("build: %v %v", err, errs)
+	}
+	defer e.Close()
+	tc, err := e.NewThreadCtx(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tc.Close()
+	var d decode.Decoder
+	var p decode.Packet
+	d.Decode(&p, decode.LinkTypeRaw, rawIPv6(decode.ProtoICMP, []byte{8, 0, 0, 0, 0, 1, 0, 1}))
+	if p.IPVersion != 6 || p.IPProto != 0 || p.Events.Empty() {
+		t.Fatalf("decoded %+v", p)
+	}
+	e.Inspect(tc, &p, nil, flow.ToServer)
+	var sids []uint32
+	for _, en := range tc.Queue.Entries() {
+		sids = append(sids, e.Rule(en.IID).Src.SID)
+	}
+	if got := fmt.Sprint(sids); got != "[6 1]" && got != "[1 6]" {
+		t.Errorf("alerts %s, want sids 1 (decoder event, IPv6 source in 2000::/8) and 6 (IP-only)", got)
+	}
+}
+
+// TestBidirectionalSameSides: a `<>` rule whose two sides hold the same addresses and ports is
+// unidirectional in Suricata (SigHasSameSourceAndDestination), so it is held once and alerts
+// once; other `<>` rules are held twice.
+func TestBidirectionalSameSides(t *testing.T) {
+	for _, c := range []struct {
+		rule string
+		want int
+	}{
+		{`alert tcp any any <> any any (content:"GET"; sid:1;)`, 1},
+		{`alert tcp 10.0.0.0/8 any <> 10.0.0.0/8 any (content:"GET"; sid:1;)`, 1},
+		{`alert tcp any 80 <> any 80 (content:"GET"; sid:1;)`, 1},
+		{`alert tcp any any <> any 80 (content:"GET"; sid:1;)`, 2},
+		{`alert tcp 10.0.0.0/8 any <> any any (content:"GET"; sid:1;)`, 2},
+	} {
+		e, errs, err := Build(mustRules(t, c.rule), Config{})
+		if err != nil || len(errs) > 0 {
+			t.Fatalf("build: %v %v", err, errs)
+		}
+		if e.Len() != c.want {
+			t.Errorf("%s: %d compiled rules, want %d", c.rule, e.Len(), c.want)
+		}
+		if c.want == 1 {
+			// A packet both halves would accept alerts once.
+			tc, _ := e.NewThreadCtx(nil)
+			e.Inspect(tc, tcpPacket("10.1.1.1", "10.2.2.2", 80, 80, "GET /"), nil, flow.ToServer)
+			if n := tc.Queue.Len(); n != 1 {
+				t.Errorf("%s: %d alerts, want 1", c.rule, n)
+			}
+			tc.Close()
+		}
+		e.Close()
+	}
+}

@@ -116,8 +116,27 @@ func (e *Engine) inspectIPS(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir f
 		f.IPOnlyDone[dir] = true
 	}
 	iid, ok := tc.cands.Next(0)
-	e.walkTD(tc, p, f, iid, ok, ipOnlyDone)
+	if p.IPProto == 0 && !p.Events.Empty() {
+		e.walkProto0(tc, p, f, iid, ok, ipOnlyDone)
+	} else {
+		e.walkTD(tc, p, f, iid, ok, ipOnlyDone)
+	}
 	tc.Queue.Finalize()
+}
+
+// walkProto0 is walkTD for a packet with an IP layer, protocol 0 (an IPv6 header chain that
+// stopped before a transport, IPv4 protocol 0) and decoder events. Suricata inspects such a
+// packet with its decoder-event rule group (SigMatchSignaturesGetSgh), so only the
+// decoder-event-only rules run, besides the IP-only rules, which its IP-only engine matches
+// before any rule group.
+func (e *Engine) walkProto0(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, iid int, ok, ipOnlyDone bool) {
+	cs := tc.cands
+	for ; ok; iid, ok = cs.Next(iid + 1) {
+		r := e.rules[iid]
+		if (r.deOnly || r.ipOnly && !ipOnlyDone) && r.matches(tc, p) {
+			e.addTD(tc, r, p, f)
+		}
+	}
 }
 
 // addEventRules adds the candidates of the decoder events a packet carries.
@@ -135,16 +154,16 @@ func (e *Engine) addEventRules(cs *candidates.Set, events *decode.EventSet) {
 	}
 }
 
-// walkDE evaluates the decoder-event-only rules on a packet whose IP layer did not decode but
-// which carries decoder events, as Suricata does with its decoder_event_sgh: the rules' headers
-// were checked at build time (any protocol, any ports; addresses are not checked without an
-// IP layer), so only their keywords are evaluated. The packet has no flow.
+// walkDE evaluates the decoder-event-only rules on a packet without an IP layer that carries
+// decoder events, as Suricata does with its decoder_event_sgh. The rules kept for it take any
+// protocol and any ports (such a packet has neither); a rule limited to an IP version cannot
+// match, and addresses are not checked. The packet has no flow.
 func (e *Engine) walkDE(tc *ThreadCtx, p *decode.Packet) {
 	tc.pst.StartPacket()
 	tc.in.P, tc.in.F, tc.in.Dir = p, nil, flow.ToServer
 	for _, iid := range e.deRules {
 		r := e.rules[iid]
-		if !r.match.Match(&tc.in) {
+		if r.ipv4Only || r.ipv6Only || !r.match.Match(&tc.in) {
 			continue
 		}
 		r.post.Apply(&tc.in)
