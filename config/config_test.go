@@ -1287,3 +1287,22 @@ func TestLargeMapping(t *testing.T) {
 		t.Error("Clone lost its index")
 	}
 }
+
+// TestPcapFileChecksumChecks reads pcap-file.checksum-checks as Suricata does: auto, a true
+// word or a false word; anything else leaves Suricata's zeroed mode, which disables checks.
+func TestPcapFileChecksumChecks(t *testing.T) {
+	for _, c := range []struct{ yaml, want string }{
+		{"", "auto"},
+		{"pcap-file:\n  checksum-checks: auto\n", "auto"},
+		{"pcap-file:\n  checksum-checks: yes\n", "yes"},
+		{"pcap-file:\n  checksum-checks: \"on\"\n", "yes"},
+		{"pcap-file:\n  checksum-checks: no\n", "no"},
+		{"pcap-file:\n  checksum-checks: AUTO\n", "no"},
+		{"pcap-file:\n  checksum-checks: maybe\n", "no"},
+	} {
+		s := settings(t, load(t, "%YAML 1.1\n---\n"+c.yaml))
+		if s.PcapFileChecksumChecks != c.want {
+			t.Errorf("%q: %q, want %q", c.yaml, s.PcapFileChecksumChecks, c.want)
+		}
+	}
+}

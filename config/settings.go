@@ -80,8 +80,11 @@ type Settings struct {
 	// Stream is the stream section.
 	Stream Stream
 	// PcapFileChecksumChecks is pcap-file.checksum-checks: "auto" (default), "yes" or "no",
-	// read as Suricata reads it (an unknown word keeps auto).
+	// read as Suricata reads it: any other word leaves its mode at zero, which is "no".
 	PcapFileChecksumChecks string
+	// CaptureChecksumValidation is capture.checksum-validation as written ("" when absent):
+	// without -k, "none" and "all" act as -k none and -k all.
+	CaptureChecksumValidation string
 	// Defrag is the defrag section.
 	Defrag Defrag
 	// Host is the host table section.
@@ -395,13 +398,14 @@ func (c *Config) Settings() (*Settings, error) {
 
 	s.PcapFileChecksumChecks = "auto"
 	if v := b.str("pcap-file.checksum-checks", "auto"); v != "auto" {
-		switch {
-		case IsTrue(v):
+		// Suricata (ReceivePcapFileThreadInit) sets a mode only for auto, a true word or a
+		// false word; pcap_g was zeroed, and zero is CHECKSUM_VALIDATION_DISABLE.
+		s.PcapFileChecksumChecks = "no"
+		if IsTrue(v) {
 			s.PcapFileChecksumChecks = "yes"
-		case IsFalse(v):
-			s.PcapFileChecksumChecks = "no"
 		}
 	}
+	s.CaptureChecksumValidation = b.str("capture.checksum-validation", "")
 	s.Stream = Stream{
 		Memcap:             b.size("stream.memcap", 64<<20),
 		ChecksumValidation: b.bool("stream.checksum-validation", true),

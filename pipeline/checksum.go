@@ -28,8 +28,8 @@ const (
 // its decision depends on how far they got; the gate decodes the sampled frames itself, which
 // is what Suricata's single runmode sees, whatever Meerkat's runmode.
 type ChecksumGate struct {
-	mode     string // "auto", "yes" or "no"
-	count    bool   // stream checksum validation on: bad TCP checksums are counted
+	sampling bool // "auto" and not decided yet
+	count    bool // stream checksum validation on: bad TCP checksums are counted
 	disabled bool
 	pkts     uint64
 	invalid  uint64
@@ -41,7 +41,7 @@ type ChecksumGate struct {
 // validating says whether TCP checksums are validated (the decoder's mode is not
 // decode.ChecksumNone).
 func NewChecksumGate(mode string, validating bool) *ChecksumGate {
-	g := &ChecksumGate{mode: mode, count: validating, disabled: mode == "no"}
+	g := &ChecksumGate{sampling: mode == "auto", count: validating, disabled: mode == "no"}
 	g.dec.Checksums = decode.ChecksumTCP
 	return g
 }
@@ -49,7 +49,7 @@ func NewChecksumGate(mode string, validating bool) *ChecksumGate {
 // Mark sets fr.IgnoreChecksum for the frame just read.
 func (g *ChecksumGate) Mark(fr *capture.Frame) {
 	fr.IgnoreChecksum = g.disabled
-	if g.disabled || g.mode != "auto" {
+	if !g.sampling {
 		return
 	}
 	g.pkts++
@@ -59,7 +59,7 @@ func (g *ChecksumGate) Mark(fr *capture.Frame) {
 			g.disabled = true
 			fr.IgnoreChecksum = true
 		}
-		g.mode = "yes" // decided: Suricata checks only at the 1000th frame
+		g.sampling = false // decided: Suricata checks only at the 1000th frame
 	case g.pkts < checksumSampleCount && g.count:
 		g.dec.Decode(&g.p, fr.LinkType, fr.Data)
 		if g.p.IsTCP() && !g.p.IsFragment && g.p.L4ChecksumBad {

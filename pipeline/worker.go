@@ -102,7 +102,9 @@ func (w *worker) process(fr *capture.Frame) {
 	if p.IsFragment {
 		if datagram, done := w.defrag.Add(p); done {
 			r := &w.rebuilt
-			w.decode(r, decode.LinkTypeRaw, datagram, p.ChecksumIgnored)
+			// Suricata does not carry PKT_IGNORE_CHECKSUM over to the rebuilt datagram
+			// (PacketDefragPktSetup): its checksums are validated.
+			w.decode(r, decode.LinkTypeRaw, datagram, false)
 			// The rebuilt datagram is not a captured packet: keep decoder.pkts, bytes and raw
 			// counting frames as they came from the capture.
 			w.dec.Counters.Pkts--

@@ -679,7 +679,8 @@ alert pkthdr any any -> any any (msg:"GRE packet too small"; decode-event:gre.pk
 // the capture for one made with checksum offloading at the 1000th frame and ignores checksums
 // from there on, "yes" never ignores them, "no" always does, and -k none (no stream checksum
 // validation, so no bad checksum is counted) leaves auto undecided while the keyword still
-// computes the checksum.
+// computes the checksum. capture.checksum-validation stands for -k when -k is not given, and
+// -k overrides stream.checksum-validation.
 func TestPcapChecksumChecks(t *testing.T) {
 	dir := t.TempDir()
 	rulesPath := filepath.Join(dir, "csum.rules")
@@ -708,6 +709,9 @@ func TestPcapChecksumChecks(t *testing.T) {
 		{[]string{"--set", "pcap-file.checksum-checks=yes"}, 1200},
 		{[]string{"--set", "pcap-file.checksum-checks=no"}, 0},
 		{[]string{"-k", "none"}, 1200},
+		{[]string{"--set", "capture.checksum-validation=none"}, 1200},
+		{[]string{"--set", "stream.checksum-validation=no"}, 1200},
+		{[]string{"-k", "all", "--set", "stream.checksum-validation=no"}, 999},
 	} {
 		args := append([]string{"-c", "suricata.yaml", "-S", rulesPath, "-r", pcap}, c.args...)
 		r := runMeerkat(t, args...)

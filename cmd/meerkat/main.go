@@ -474,8 +474,13 @@ func pipelineConfig(st *config.Settings, rm pipeline.Runmode, o *options, outs p
 		Outputs:      outs,
 		Warn:         func(msg string) { warn(stderr, msg) },
 	}
-	// -k overrides stream.checksum-validation, as Suricata's does (it sets that key).
-	if o.checksums == "none" || o.checksums != "all" && !st.Stream.ChecksumValidation {
+	// -k (or, without it, capture.checksum-validation: none|all) overrides
+	// stream.checksum-validation, as Suricata's does: it sets that key.
+	k := o.checksums
+	if k == "" && (st.CaptureChecksumValidation == "none" || st.CaptureChecksumValidation == "all") {
+		k = st.CaptureChecksumValidation
+	}
+	if k == "none" || k != "all" && !st.Stream.ChecksumValidation {
 		pc.Checksums = decode.ChecksumNone
 	}
 	pc.PcapChecksumChecks = st.PcapFileChecksumChecks
