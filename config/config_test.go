@@ -1306,3 +1306,28 @@ func TestPcapFileChecksumChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestAppLayerEnabled collects the enabled keys under app-layer.protocols, per protocol and
+// per IP protocol, as written.
+func TestAppLayerEnabled(t *testing.T) {
+	s := settings(t, load(t, `%YAML 1.1
+---
+app-layer:
+  protocols:
+    dnp3:
+      enabled: yes
+      detection-ports:
+        dp: 20000
+    dns:
+      tcp:
+        enabled: no
+      udp:
+        enabled: detection-only
+    smb:
+      enabled:
+`))
+	want := map[string]string{"dnp3.enabled": "yes", "dns.tcp.enabled": "no", "dns.udp.enabled": "detection-only", "smb.enabled": ""}
+	if !reflect.DeepEqual(s.AppLayerEnabled, want) {
+		t.Errorf("AppLayerEnabled %v, want %v", s.AppLayerEnabled, want)
+	}
+}

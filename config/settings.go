@@ -82,6 +82,11 @@ type Settings struct {
 	// PcapFileChecksumChecks is pcap-file.checksum-checks: "auto" (default), "yes" or "no",
 	// read as Suricata reads it: any other word leaves its mode at zero, which is "no".
 	PcapFileChecksumChecks string
+	// AppLayerEnabled holds the app-layer.protocols.<proto>.enabled and
+	// app-layer.protocols.<proto>.<ipproto>.enabled values as written, keyed by what follows
+	// "app-layer.protocols." ("dns.enabled", "dns.tcp.enabled"); a key written without a value
+	// maps to "". rules.DisabledAppProtos reads it as Suricata does.
+	AppLayerEnabled map[string]string
 	// CaptureChecksumValidation is capture.checksum-validation as written ("" when absent):
 	// without -k, "none" and "all" act as -k none and -k all.
 	CaptureChecksumValidation string
@@ -406,6 +411,19 @@ func (c *Config) Settings() (*Settings, error) {
 		}
 	}
 	s.CaptureChecksumValidation = b.str("capture.checksum-validation", "")
+	s.AppLayerEnabled = map[string]string{}
+	for _, proto := range c.Children("app-layer.protocols") {
+		for _, n := range proto.Children {
+			switch {
+			case n.Name == "enabled":
+				s.AppLayerEnabled[proto.Name+".enabled"] = n.Value
+			case n.Kind == MappingNode:
+				if e, ok := n.Lookup("enabled"); ok {
+					s.AppLayerEnabled[proto.Name+"."+n.Name+".enabled"] = e.Value
+				}
+			}
+		}
+	}
 	s.Stream = Stream{
 		Memcap:             b.size("stream.memcap", 64<<20),
 		ChecksumValidation: b.bool("stream.checksum-validation", true),

@@ -180,3 +180,51 @@ func TestDirections(t *testing.T) {
 		}
 	}
 }
+
+// TestDisabledAppProtos follows Suricata's SCAppLayerProtoDetectConfProtoDetectionEnabledDefault:
+// the protocol's enabled key, else the key of each IP protocol it runs on, else its default
+// (off for modbus and dnp3); rules naming a disabled protocol fail.
+func TestDisabledAppProtos(t *testing.T) {
+	cases := []struct {
+		name    string
+		conf    map[string]string
+		off, on []string // rules with these protocols fail / load
+		err     string
+	}{
+		{"nothing said", nil, []string{"modbus", "dnp3"}, []string{"enip", "pgsql", "dns", "http"}, ""},
+		{"stock", map[string]string{"pgsql.enabled": "no", "modbus.enabled": "no", "dnp3.enabled": "no", "enip.enabled": "no"},
+			[]string{"modbus", "dnp3", "enip", "pgsql"}, []string{"dns"}, ""},
+		{"turned on", map[string]string{"modbus.enabled": "yes", "dnp3.enabled": "detection-only", "enip.enabled": "TRUE"},
+			nil, []string{"modbus", "dnp3", "enip"}, ""},
+		{"dns off", map[string]string{"dns.enabled": "no"}, []string{"dns"}, []string{"tls"}, ""},
+		{"dns tcp off, udp by default", map[string]string{"dns.tcp.enabled": "no"}, nil, []string{"dns"}, ""},
+		{"dns tcp and udp off", map[string]string{"dns.tcp.enabled": "no", "dns.udp.enabled": "off"}, []string{"dns"}, nil, ""},
+		{"the enabled key wins over the per-protocol ones", map[string]string{"dns.enabled": "yes", "dns.udp.enabled": "no", "dns.tcp.enabled": "no"}, nil, []string{"dns"}, ""},
+		{"http1 off: http still names http2", map[string]string{"http.enabled": "no"}, []string{"http1"}, []string{"http", "http2"}, ""},
+		{"http1 and http2 off", map[string]string{"http.enabled": "no", "http2.enabled": "no"}, []string{"http", "http1", "http2"}, nil, ""},
+		{"bad value", map[string]string{"smb.enabled": "maybe"}, nil, nil, "app-layer.protocols.smb.enabled: invalid value"},
+	}
+	for _, c := range cases {
+		disabled, err := DisabledAppProtos(c.conf)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: error %v, want %q", c.name, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		opts := &ParseOptions{DisabledAppProtos: disabled}
+		for _, p := range c.off {
+			if _, err := ParseWith("alert "+p+" any any -> any any (sid:1;)", opts); err == nil || !strings.Contains(err.Error(), "cannot be used in a signature") {
+				t.Errorf("%s: alert %s: %v, want refused", c.name, p, err)
+			}
+		}
+		for _, p := range c.on {
+			if _, err := ParseWith("alert "+p+" any any -> any any (sid:1;)", opts); err != nil {
+				t.Errorf("%s: alert %s: %v", c.name, p, err)
+			}
+		}
+	}
+}

@@ -1,8 +1,11 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/meerkat-ids/meerkat/config"
 )
 
 // Protocol is the protocol field of a rule header.
@@ -79,6 +82,58 @@ var appProtoAliases = map[string]string{"ikev2": "ike"}
 // DefaultDisabledAppProtos are the app-layer protocols whose detection Suricata's stock
 // suricata.yaml leaves disabled; rules naming them fail to load.
 var DefaultDisabledAppProtos = map[string]bool{"modbus": true, "dnp3": true, "enip": true, "pgsql": true}
+
+// appProtoOffByDefault are the protocols Suricata 8.0.6 registers with detection off when the
+// configuration does not mention them (modbus.rs, app-layer-dnp3.c).
+var appProtoOffByDefault = map[string]bool{"modbus": true, "dnp3": true}
+
+// appProtoConfName maps a protocol to its name under app-layer.protocols where they differ
+// (HTTP/1 registers as "http").
+var appProtoConfName = map[string]string{"http1": "http"}
+
+// DisabledAppProtos returns the app-layer protocols whose detection a configuration disables,
+// decided as Suricata's SCAppLayerProtoDetectConfProtoDetectionEnabledDefault does for each IP
+// protocol the app-layer protocol runs on: app-layer.protocols.<name>.enabled, or when that is
+// absent app-layer.protocols.<name>.<tcp|udp>.enabled, or else the protocol's default (off for
+// modbus and dnp3); a true word or "detection-only" enables, a false word disables, anything
+// else is an error (Suricata exits). A protocol is disabled when no IP protocol enables it.
+// enabled holds the values written, as config.Settings.AppLayerEnabled does.
+func DisabledAppProtos(enabled map[string]string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for name, ap := range appProtos {
+		if name == "http" {
+			continue // http is http1 or http2: lookupAppProto checks both
+		}
+		conf := name
+		if c, ok := appProtoConfName[name]; ok {
+			conf = c
+		}
+		on := false
+		for _, ipp := range ap.ipprotos {
+			key := conf + ".enabled"
+			v, ok := enabled[key]
+			if !ok {
+				key = conf + "." + map[uint8]string{protoTCP: "tcp", protoUDP: "udp"}[ipp] + ".enabled"
+				v, ok = enabled[key]
+			}
+			if !ok {
+				on = on || !appProtoOffByDefault[name]
+				continue
+			}
+			switch {
+			case config.IsTrue(v), strings.EqualFold(v, "detection-only"):
+				on = true
+			case config.IsFalse(v):
+			default:
+				return nil, fmt.Errorf("app-layer.protocols.%s: invalid value %q (expected yes, no or detection-only)", key, v)
+			}
+		}
+		if !on {
+			out[name] = true
+		}
+	}
+	return out, nil
+}
 
 // AppProtos returns the app-layer protocol names rules may use, sorted.
 func AppProtos() []string {

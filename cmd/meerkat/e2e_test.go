@@ -723,3 +723,25 @@ func TestPcapChecksumChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestAppLayerProtocolConfig: app-layer.protocols.<proto>.enabled decides whether rules may
+// name a protocol, as in Suricata: the bundled configuration turns dnp3 off like Suricata's
+// stock one, turning it on makes the rule parse (the engine then reports that it cannot
+// evaluate dnp3 yet), and a value that is not a boolean or detection-only stops start-up.
+func TestAppLayerProtocolConfig(t *testing.T) {
+	dir := t.TempDir()
+	rulesPath := filepath.Join(dir, "dnp3.rules")
+	os.WriteFile(rulesPath, []byte("alert dnp3 any any -> any any (msg:\"DNP3 flooded\"; app-layer-event:dnp3.flooded; sid:2270000; rev:2;)\n"), 0o644)
+	r := runMeerkat(t, "-c", "suricata.yaml", "-S", rulesPath, "-T")
+	if r.code != 0 || !strings.Contains(r.stderr, `protocol "dnp3" cannot be used in a signature`) {
+		t.Errorf("stock: exit %d\n%s", r.code, r.stderr)
+	}
+	r = runMeerkat(t, "-c", "suricata.yaml", "-S", rulesPath, "-T", "--set", "app-layer.protocols.dnp3.enabled=yes")
+	if r.code != 0 || strings.Contains(r.stderr, "cannot be used") || !strings.Contains(r.stderr, "app-layer-event is not supported yet") {
+		t.Errorf("dnp3 enabled: exit %d\n%s", r.code, r.stderr)
+	}
+	r = runMeerkat(t, "-c", "suricata.yaml", "-S", rulesPath, "-T", "--set", "app-layer.protocols.dnp3.enabled=sometimes")
+	if r.code != 1 || !strings.Contains(r.stderr, "app-layer.protocols.dnp3.enabled: invalid value") {
+		t.Errorf("bad value: exit %d\n%s", r.code, r.stderr)
+	}
+}

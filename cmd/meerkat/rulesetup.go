@@ -59,6 +59,11 @@ func loadRules(o *options, st *config.Settings, fw *firewallSetup, files []strin
 	}
 	loader := rules.NewLoader(&st.Vars)
 	loader.Supported = detect.Supported
+	disabled, err := rules.DisabledAppProtos(st.AppLayerEnabled)
+	if err != nil {
+		return nil, fail("configuration: %v", err)
+	}
+	loader.Options.DisabledAppProtos = disabled
 	if fw != nil {
 		loader.Options.Firewall = true
 		for _, f := range fw.files {
