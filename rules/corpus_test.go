@@ -265,3 +265,42 @@ func TestCorpusRoundTrip(t *testing.T) {
 	}
 	t.Logf("%d rules round-tripped", n)
 }
+
+// TestCorpusOISFProtocolsEnabled loads Suricata's own event rules with the four protocols its
+// stock configuration disables turned on, as a user of those rules would: every rule then
+// loads except the ones written for Suricata master (decoder events and the igmp protocol
+// newer than 8.0.6, which 8.0.6 refuses too, and one app-layer event it drops).
+func TestCorpusOISFProtocolsEnabled(t *testing.T) {
+	disabled, err := DisabledAppProtos(map[string]string{
+		"modbus.enabled": "yes", "dnp3.enabled": "yes", "enip.enabled": "yes", "pgsql.enabled": "yes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := NewLoader(nil)
+	l.Options.DisabledAppProtos = disabled
+	enabled := 0
+	var failures []string
+	for _, f := range corpusFiles(t, "oisf-suricata") {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, _ := SplitLines(strings.NewReader(string(data)))
+		enabled += len(lines)
+		errs, _ := l.LoadBytes(filepath.Base(f), data)
+		for _, e := range errs {
+			msg := e.Error()
+			if !strings.Contains(msg, "unknown event name") && !strings.Contains(msg, `protocol "igmp"`) &&
+				!strings.Contains(msg, `"invalid_bdat"`) {
+				t.Errorf("fails for a reason Suricata 8.0.6 does not give: %s", msg)
+			}
+			failures = append(failures, msg)
+		}
+	}
+	loaded := l.Stats().Loaded
+	t.Logf("OISF rules with modbus, dnp3, enip and pgsql enabled: %d of %d load (%.2f%%); %d refused as Suricata 8.0.6 refuses them",
+		loaded, enabled, 100*float64(loaded)/float64(enabled), len(failures))
+	if loaded != 428 || len(failures) != 15 {
+		t.Errorf("loaded %d, failed %d; want 428 and 15", loaded, len(failures))
+	}
+}
