@@ -154,7 +154,7 @@ func sameSides(h *rules.Header) bool {
 func (r *Rule) eventIndexed() bool { return !r.hasMPM && !r.fw && r.event != decode.EventNone }
 
 // deHeaderAny reports whether the rule's header lets it match a packet without an IP layer
-// (walkDE): any protocol and any ports.
+// (deWalk): any protocol and any ports.
 func (r *Rule) deHeaderAny() bool {
 	return r.anyProto && r.sp.Any && r.dp.Any
 }
@@ -794,7 +794,7 @@ func (e *Engine) buildPrefilter() error {
 			r.hasMPM = true
 			continue
 		}
-		if r.deOnly && r.deHeaderAny() {
+		if r.deOnly && !r.fw && r.deHeaderAny() {
 			e.deRules = append(e.deRules, r.IID)
 		}
 		if r.eventIndexed() {

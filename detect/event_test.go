@@ -184,3 +184,40 @@ func TestBidirectionalSameSides(t *testing.T) {
 		e.Close()
 	}
 }
+
+// TestFirewallDecoderEventGroup: in firewall mode a packet Suricata inspects with its
+// decoder-event rule group (no IP layer, or protocol 0 with events) meets no firewall rule, so
+// the packet policy decides (drop by default), while the decoder-event-only rules still alert;
+// a well-formed packet is accepted by the firewall rule as usual.
+func TestFirewallDecoderEventGroup(t *testing.T) {
+	h := newFWHarness(t,
+		[]string{`accept:hook ip:all any any -> any any (sid:100;)`},
+		[]string{
+			`alert pkthdr any any -> any any (decode-event:ethernet.pkt_too_small; sid:1;)`,
+			`alert pkthdr any any -> any any (decode-event:ipv6.icmpv4; sid:2;)`,
+			`alert ip any any -> any any (dsize:0; sid:3;)`,
+		}, nil)
+	decoded := func(lt decode.LinkType, data []byte) *decode.Packet {
+		var d decode.Decoder
+		p := &decode.Packet{}
+		d.Decode(p, lt, data)
+		return p
+	}
+	for _, c := range []struct {
+		name string
+		p    *decode.Packet
+		want string
+	}{
+		{"short ethernet frame", decoded(decode.LinkTypeEthernet, make([]byte, 10)), "drop [1]"},
+		{"icmpv4 in ipv6", decoded(decode.LinkTypeRaw, rawIPv6(decode.ProtoICMP, []byte{8, 0, 0, 0, 0, 1, 0, 1})), "drop [2]"},
+		{"udp datagram", decoded(decode.LinkTypeRaw, rawIPv4UDP(nil, "", 0)), "accept [3]"},
+	} {
+		for _, general := range []bool{false, true} {
+			h.general = general
+			res, _ := h.packet(c.p)
+			if got := fmt.Sprintf("%s %v", res.verdict, res.td); got != c.want {
+				t.Errorf("%s (general %v): %s, want %s", c.name, general, got, c.want)
+			}
+		}
+	}
+}

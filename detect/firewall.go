@@ -299,7 +299,7 @@ func (tc *ThreadCtx) logFW(r *Rule) {
 // firewall result cached as a quiet accept:hook rule, or the engine has no firewall rule and a
 // quiet packet:filter policy (quietNoFW).
 func (e *Engine) quietFirewall(p *decode.Packet, f *flow.Flow, dir flow.Direction) bool {
-	if f == nil || f.Accept || p.IPVersion == 0 || len(e.rules) == 0 {
+	if f == nil || f.Accept || p.IPVersion == 0 || p.IPProto == 0 || len(e.rules) == 0 {
 		return false
 	}
 	if e.quietNoFW {
@@ -318,7 +318,24 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 	skipFW := f != nil && f.Accept
 	var action alert.Action
 	verdict := false
-	if p.IPVersion != 0 && len(e.rules) > 0 {
+	if p.IPVersion == 0 || p.IPProto == 0 && !p.Events.Empty() {
+		// Suricata inspects these packets with its decoder-event rule group: no firewall rule
+		// decides (the packet policy does), the decoder-event-only rules run, and on a packet
+		// with an IP layer the IP-only rules too (its IP-only engine runs before the groups).
+		if !p.Events.Empty() && len(e.rules) > 0 {
+			if p.IPVersion == 0 {
+				e.deWalk(tc, p)
+			} else if e.collect(tc, p, f, dir) {
+				ipOnlyDone := f != nil && f.IPOnlyDone[dir]
+				tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
+				if f != nil {
+					f.IPOnlyDone[dir] = true
+				}
+				iid, ok := tc.cands.Next(0)
+				e.walkProto0(tc, p, f, iid, ok, ipOnlyDone)
+			}
+		}
+	} else if len(e.rules) > 0 {
 		have := e.collect(tc, p, f, dir)
 		var bc *flow.BroadCache
 		if f != nil && e.useBroad {

@@ -102,7 +102,8 @@ func (e *Engine) inspectIPS(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir f
 	tc.Queue.Reset()
 	if p.IPVersion == 0 || len(e.rules) == 0 {
 		if len(e.deRules) > 0 && !p.Events.Empty() {
-			e.walkDE(tc, p)
+			e.deWalk(tc, p)
+			tc.Queue.Finalize()
 		}
 		return
 	}
@@ -133,7 +134,7 @@ func (e *Engine) walkProto0(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, iid i
 	cs := tc.cands
 	for ; ok; iid, ok = cs.Next(iid + 1) {
 		r := e.rules[iid]
-		if (r.deOnly || r.ipOnly && !ipOnlyDone) && r.matches(tc, p) {
+		if !r.fw && (r.deOnly || r.ipOnly && !ipOnlyDone) && r.matches(tc, p) {
 			e.addTD(tc, r, p, f)
 		}
 	}
@@ -154,11 +155,12 @@ func (e *Engine) addEventRules(cs *candidates.Set, events *decode.EventSet) {
 	}
 }
 
-// walkDE evaluates the decoder-event-only rules on a packet without an IP layer that carries
-// decoder events, as Suricata does with its decoder_event_sgh. The rules kept for it take any
-// protocol and any ports (such a packet has neither); a rule limited to an IP version cannot
-// match, and addresses are not checked. The packet has no flow.
-func (e *Engine) walkDE(tc *ThreadCtx, p *decode.Packet) {
+// deWalk evaluates the decoder-event-only rules on a packet without an IP layer that carries
+// decoder events, as Suricata does with its decoder_event_sgh, and queues their matches. The
+// rules kept for it take any protocol and any ports (such a packet has neither); a rule
+// limited to an IP version cannot match, and addresses are not checked. The packet has no
+// flow.
+func (e *Engine) deWalk(tc *ThreadCtx, p *decode.Packet) {
 	tc.pst.StartPacket()
 	tc.in.P, tc.in.F, tc.in.Dir = p, nil, flow.ToServer
 	for _, iid := range e.deRules {
@@ -169,7 +171,6 @@ func (e *Engine) walkDE(tc *ThreadCtx, p *decode.Packet) {
 		r.post.Apply(&tc.in)
 		e.addTD(tc, r, p, nil)
 	}
-	tc.Queue.Finalize()
 }
 
 // walkIPOnly is walkTD after a firewall drop, and in a flow passed by threat detection: only
