@@ -121,7 +121,7 @@ func TestLinkTypes(t *testing.T) {
 				t.Errorf("arp decoded as IP")
 			}
 		}},
-		{name: "ethernet unknown ethertype", lt: LinkTypeEthernet, data: eth(0x88cc, make([]byte, 28))},
+		{name: "ethernet unknown ethertype", lt: LinkTypeEthernet, data: eth(0x88cc, make([]byte, 28)), events: []Event{EventEthernetUnknownEtherType}},
 		{name: "sll ipv4", lt: LinkTypeSLL, data: sll(0x0800, pkt4), check: v4},
 		{name: "sll too small", lt: LinkTypeSLL, data: make([]byte, 15), events: []Event{EventSLLPktTooSmall}, invalid: true},
 		{name: "sll2 ipv6", lt: LinkTypeSLL2, data: sll2(0x86dd, pkt6), check: v6},
@@ -189,7 +189,7 @@ func TestVLAN(t *testing.T) {
 			}
 		}},
 		{name: "truncated tag", lt: LinkTypeEthernet, data: eth(0x8100, []byte{0, 1, 8}), events: []Event{EventVLANHeaderTooSmall}, invalid: true},
-		{name: "unknown inner type", lt: LinkTypeEthernet, data: eth(0x88cc, make([]byte, 20), 5), events: []Event{EventVLANUnknownType}, check: tags(5)},
+		{name: "unknown inner type", lt: LinkTypeEthernet, data: eth(0x88cc, make([]byte, 20), 5), events: []Event{EventEthernetUnknownEtherType, EventVLANUnknownType}, invalid: true, check: tags(5)},
 		{name: "arp in vlan", lt: LinkTypeEthernet, data: eth(0x0806, make([]byte, 28), 5), check: tags(5)},
 		{name: "mpls in vlan: known, not decoded", lt: LinkTypeEthernet, data: eth(0x8847, make([]byte, 28), 5), check: tags(5)},
 	})

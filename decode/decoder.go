@@ -124,7 +124,9 @@ func (d *Decoder) decodeNetwork(p *Packet, et uint16, data []byte) bool {
 		// NSH: Suricata decodes these; Meerkat does not yet, but they are not unknown (no
 		// unknown_ethertype count, no vlan.unknown_type event).
 	default:
+		// Suricata's DecodeNetworkLayer, for Ethernet, SLL, SLL2 and VLAN alike.
 		d.Counters.UnknownEtherType++
+		p.Events.Add(EventEthernetUnknownEtherType)
 		return false
 	}
 	return true

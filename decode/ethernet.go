@@ -40,6 +40,6 @@ func (d *Decoder) decodeVLAN(p *Packet, data []byte) {
 	p.VLAN[p.VLANCount] = be16(data[0:2]) & 0x0fff
 	p.VLANCount++
 	if !d.decodeNetwork(p, be16(data[2:4]), data[vlanHeaderLen:]) {
-		p.Events.Add(EventVLANUnknownType)
+		p.invalid(EventVLANUnknownType) // ENGINE_SET_INVALID_EVENT in Suricata's DecodeVLAN
 	}
 }

@@ -37,14 +37,15 @@ const (
 	EventNone Event = iota
 
 	// Link layers.
-	EventEthernetPktTooSmall   // ethernet.pkt_too_small
-	EventVLANHeaderTooSmall    // vlan.header_too_small
-	EventVLANUnknownType       // vlan.unknown_type
-	EventVLANTooManyLayers     // vlan.too_many_layers
-	EventSLLPktTooSmall        // sll.pkt_too_small (SLL and SLL2)
-	EventLtnullPktTooSmall     // ltnull.pkt_too_small (BSD null and loop)
-	EventLtnullUnsupportedType // ltnull.unsupported_type
-	EventIPRawInvalidIPVersion // ipraw.invalid_ip_version
+	EventEthernetPktTooSmall      // ethernet.pkt_too_small
+	EventEthernetUnknownEtherType // ethernet.unknown_ethertype
+	EventVLANHeaderTooSmall       // vlan.header_too_small
+	EventVLANUnknownType          // vlan.unknown_type
+	EventVLANTooManyLayers        // vlan.too_many_layers
+	EventSLLPktTooSmall           // sll.pkt_too_small (SLL and SLL2)
+	EventLtnullPktTooSmall        // ltnull.pkt_too_small (BSD null and loop)
+	EventLtnullUnsupportedType    // ltnull.unsupported_type
+	EventIPRawInvalidIPVersion    // ipraw.invalid_ip_version
 
 	// IPv4.
 	EventIPv4PktTooSmall          // ipv4.pkt_too_small
@@ -133,14 +134,15 @@ const (
 var eventNames = [EventCount]string{
 	EventNone: "",
 
-	EventEthernetPktTooSmall:   "ethernet.pkt_too_small",
-	EventVLANHeaderTooSmall:    "vlan.header_too_small",
-	EventVLANUnknownType:       "vlan.unknown_type",
-	EventVLANTooManyLayers:     "vlan.too_many_layers",
-	EventSLLPktTooSmall:        "sll.pkt_too_small",
-	EventLtnullPktTooSmall:     "ltnull.pkt_too_small",
-	EventLtnullUnsupportedType: "ltnull.unsupported_type",
-	EventIPRawInvalidIPVersion: "ipraw.invalid_ip_version",
+	EventEthernetPktTooSmall:      "ethernet.pkt_too_small",
+	EventEthernetUnknownEtherType: "ethernet.unknown_ethertype",
+	EventVLANHeaderTooSmall:       "vlan.header_too_small",
+	EventVLANUnknownType:          "vlan.unknown_type",
+	EventVLANTooManyLayers:        "vlan.too_many_layers",
+	EventSLLPktTooSmall:           "sll.pkt_too_small",
+	EventLtnullPktTooSmall:        "ltnull.pkt_too_small",
+	EventLtnullUnsupportedType:    "ltnull.unsupported_type",
+	EventIPRawInvalidIPVersion:    "ipraw.invalid_ip_version",
 
 	EventIPv4PktTooSmall:          "ipv4.pkt_too_small",
 	EventIPv4HlenTooSmall:         "ipv4.hlen_too_small",
