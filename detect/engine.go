@@ -131,6 +131,45 @@ type Rule struct {
 	deOnly bool
 }
 
+// headerOrder orders rules by their header fields as written (source, destination,
+// protocols, ports, IP version), for clustering in the broad-rule index.
+func headerOrder(a, b *Rule) int {
+	if c := strings.Compare(a.src.Text, b.src.Text); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.dst.Text, b.dst.Text); c != 0 {
+		return c
+	}
+	if a.anyProto != b.anyProto {
+		if a.anyProto {
+			return -1
+		}
+		return 1
+	}
+	if c := slices.Compare(a.ipProtos[:], b.ipProtos[:]); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.sp.Text, b.sp.Text); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.dp.Text, b.dp.Text); c != 0 {
+		return c
+	}
+	switch {
+	case a.ipv4Only != b.ipv4Only:
+		if a.ipv4Only {
+			return -1
+		}
+		return 1
+	case a.ipv6Only != b.ipv6Only:
+		if a.ipv6Only {
+			return -1
+		}
+		return 1
+	}
+	return 0
+}
+
 // sameSides reports whether a `<>` rule's two sides are the same addresses and ports:
 // Suricata then treats it as unidirectional (SigHasSameSourceAndDestination), so it is not
 // doubled and alerts once.
@@ -817,10 +856,17 @@ func (e *Engine) buildPrefilter() error {
 		for p := 0; p < 256; p++ {
 			e.always[p], e.alwaysIPOnly[p] = nil, nil
 		}
+		// The index's bit order is free (broadIID maps it back to iids): rules with the same
+		// header fields are put side by side, so that a packet's matches fall in few words
+		// and the index's summaries skip the others.
+		var broadRules []*Rule
 		for _, r := range e.rules {
-			if r.hasMPM || r.eventIndexed() {
-				continue
+			if !r.hasMPM && !r.eventIndexed() {
+				broadRules = append(broadRules, r)
 			}
+		}
+		sort.SliceStable(broadRules, func(i, j int) bool { return headerOrder(broadRules[i], broadRules[j]) < 0 })
+		for _, r := range broadRules {
 			br := broad.Rule{Src: r.src, Dst: r.dst, SrcPort: r.sp, DstPort: r.dp,
 				IPv4Only: r.ipv4Only, IPv6Only: r.ipv6Only}
 			if !r.anyProto {

@@ -45,7 +45,7 @@ func (e *Engine) NewThreadCtx(hosts *match.HostTable) (*ThreadCtx, error) {
 	tc.tagged = make([]tagMatch, 0, 16)
 	tc.in.Hosts = hosts
 	if e.broad != nil {
-		tc.bbuf = make([]uint64, e.broad.Words())
+		tc.bbuf = make([]uint64, e.broad.ScratchWords())
 	}
 	most := 1
 	for _, db := range e.sgh.dbs {

@@ -16,11 +16,16 @@
 //   - per (family, has-ports, IP protocol) a deduplicated bitset holding the protocol, the
 //     ipv4/ipv6-only restriction and the "port-less packets need any/any ports" rule.
 //
-// The result is AND(src, dst, src port, dst port, protocol).
+// The result is AND(src, dst, src port, dst port, protocol). Each dense bitset also has a
+// summary, one bit per word telling whether the word is non-zero; given a scratch buffer
+// (ScratchWords), Lookup ANDs the five factors' summaries first and computes only the words
+// that can be non-zero. That pays when the caller numbers the rules so that rules with the
+// same header sit side by side (the detection engine sorts them by header).
 package broad
 
 import (
 	"errors"
+	"math/bits"
 	"net/netip"
 	"slices"
 	"unsafe"
@@ -81,13 +86,32 @@ type Index struct {
 	portCls  [2][]uint32
 	nBitsets int
 	nPrefix  int
+	// sw is the number of words of a summary: one bit per result word. sums holds, per pool
+	// id, the summary of that bitset: which of its words are not zero.
+	sw   int
+	sums []uint64
 }
+
+// maxSummary bounds the summaries Lookup keeps on its stack (indexes of up to 128*64*64 =
+// 524,288 rules); a larger index takes the word-by-word path.
+const maxSummary = 128
 
 // Len returns the number of indexed rules.
 func (x *Index) Len() int { return x.n }
 
 // Words returns the number of uint64 words of a result bitset.
 func (x *Index) Words() int { return x.w }
+
+// ScratchWords is the buffer length (twice Words) with which Lookup can skip the words that
+// no rule can set: the first Words hold the result, the rest is scratch that Lookup leaves
+// zero (the caller must not write to it).
+func (x *Index) ScratchWords() int { return 2 * x.w }
+
+// sum returns the summary of pool bitset id.
+func (x *Index) sum(id uint32) []uint64 {
+	o := int(id) * x.sw
+	return x.sums[o : o+x.sw : o+x.sw]
+}
 
 // Trie returns the name of the trie implementation in use.
 func (x *Index) Trie() string { return x.trie }
@@ -165,6 +189,16 @@ func Build(rs []Rule, opts Options) (*Index, error) {
 	x.buildPorts(rs, in, 0)
 	x.buildPorts(rs, in, 1)
 	x.nBitsets = len(in.m)
+	x.sw = (x.w + 63) / 64
+	x.sums = make([]uint64, x.nBitsets*x.sw)
+	for id := range x.nBitsets {
+		sm := x.sum(uint32(id))
+		for w, v := range x.bits(uint32(id)) {
+			if v != 0 {
+				sm[w>>6] |= 1 << (w & 63)
+			}
+		}
+	}
 	return x, nil
 }
 
@@ -407,6 +441,15 @@ func (x *Index) Lookup(dst []uint64, src, dstIP netip.Addr, proto uint8, sp, dp 
 	if !ok {
 		return out
 	}
+	hp := 0
+	if hasPorts {
+		hp = 1
+	}
+	pid := x.proto[f*2+hp][proto]
+	if x.sw <= maxSummary && len(dst) >= 2*x.w {
+		x.lookupSummary(out, dst[x.w:2*x.w], sn, dn, pid, sp, dp, hasPorts)
+		return out
+	}
 	nodes, ents := x.nodes, x.entries
 	for n := int32(sn); n >= 0; n = nodes[n].parent {
 		if d := nodes[n].dense; d != 0 {
@@ -419,11 +462,7 @@ func (x *Index) Lookup(dst []uint64, src, dstIP netip.Addr, proto uint8, sp, dp 
 			out[e.w] |= e.bits
 		}
 	}
-	hp := 0
-	if hasPorts {
-		hp = 1
-	}
-	pb := x.bits(x.proto[f*2+hp][proto])
+	pb := x.bits(pid)
 	var spb, dpb []uint64
 	if hasPorts {
 		spb = x.bits(x.portCls[0][sp])
@@ -474,4 +513,83 @@ func (x *Index) Lookup(dst []uint64, src, dstIP netip.Addr, proto uint8, sp, dp 
 		clear(t)
 	}
 	return out
+}
+
+// lookupSummary is Lookup for an index whose summaries fit on the stack, given a scratch
+// buffer acc (zero on entry, zero again on return). It first ANDs the summaries of the five
+// factors (source chain, destination chain, protocol, source port, destination port) to find
+// the result words that can be non-zero, then computes only those: with rules clustered by
+// header (the caller's order), most words of a large index drop out.
+func (x *Index) lookupSummary(out, acc []uint64, sn, dn, pid uint32, sp, dp uint16, hasPorts bool) {
+	var sbuf, cbuf [maxSummary]uint64
+	s, c := sbuf[:x.sw], cbuf[:x.sw]
+	copy(s, x.sum(pid))
+	var spb, dpb []uint64
+	if hasPorts {
+		spid, dpid := x.portCls[0][sp], x.portCls[1][dp]
+		spb, dpb = x.bits(spid), x.bits(dpid)
+		for i, v := range x.sum(spid) {
+			s[i] &= v
+		}
+		for i, v := range x.sum(dpid) {
+			s[i] &= v
+		}
+	}
+	nodes, ents := x.nodes, x.entries
+	for side, start := range [2]uint32{sn, dn} {
+		if side == 1 {
+			clear(c)
+		}
+		for n := int32(start); n >= 0; n = nodes[n].parent {
+			if d := nodes[n].dense; d != 0 {
+				for i, v := range x.sum(d - 1) {
+					c[i] |= v
+				}
+				continue
+			}
+			for _, e := range ents[nodes[n].lo:nodes[n].hi] {
+				c[e.w>>6] |= 1 << (e.w & 63)
+			}
+		}
+		for i := range s {
+			s[i] &= c[i]
+		}
+	}
+	// Source chain into out, destination chain into acc, on the summary's words only.
+	for side, start := range [2]uint32{sn, dn} {
+		dstw := out
+		if side == 1 {
+			dstw = acc
+		}
+		for n := int32(start); n >= 0; n = nodes[n].parent {
+			if d := nodes[n].dense; d != 0 {
+				b := x.bits(d - 1)
+				for i, sv := range s {
+					for sv != 0 {
+						w := i<<6 | bits.TrailingZeros64(sv)
+						sv &= sv - 1
+						dstw[w] |= b[w]
+					}
+				}
+				continue
+			}
+			for _, e := range ents[nodes[n].lo:nodes[n].hi] {
+				if s[e.w>>6]>>(e.w&63)&1 != 0 {
+					dstw[e.w] |= e.bits
+				}
+			}
+		}
+	}
+	pb := x.bits(pid)
+	for i, sv := range s {
+		for sv != 0 {
+			w := i<<6 | bits.TrailingZeros64(sv)
+			sv &= sv - 1
+			v := out[w] & acc[w] & pb[w]
+			if hasPorts {
+				v &= spb[w] & dpb[w]
+			}
+			out[w], acc[w] = v, 0
+		}
+	}
 }

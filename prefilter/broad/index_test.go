@@ -279,7 +279,8 @@ func TestPropertyAgainstBruteForce(t *testing.T) {
 				t.Fatalf("Len/Words %d/%d", x.Len(), x.Words())
 			}
 			pr := rand.New(rand.NewPCG(seed, 7))
-			buf := make([]uint64, x.Words()+3)
+			buf := make([]uint64, x.Words())           // word-by-word path
+			sbuf := make([]uint64, x.ScratchWords()+3) // summary path
 			packets, hits := 3000, 0
 			if kind == TrieCidranger {
 				packets = 1000
@@ -301,6 +302,15 @@ func TestPropertyAgainstBruteForce(t *testing.T) {
 				got := x.Lookup(buf, src, dst, proto, sp, dp, hasPorts)
 				if len(got) != x.Words() {
 					t.Fatalf("result has %d words, want %d", len(got), x.Words())
+				}
+				sgot := x.Lookup(sbuf, src, dst, proto, sp, dp, hasPorts)
+				if len(sgot) != x.Words() || !slices.Equal(got, sgot) {
+					t.Fatalf("%s seed %d: the summary path gives %x, the word path %x", kind, seed, sgot, got)
+				}
+				for _, v := range sbuf[x.Words():] {
+					if v != 0 {
+						t.Fatalf("%s seed %d: the summary path left its scratch words dirty", kind, seed)
+					}
 				}
 				for i := range rs {
 					want := accepts(&rs[i], src, dst, proto, sp, dp, hasPorts)
@@ -393,14 +403,16 @@ func TestLookupZeroAllocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	addrs := interestingAddrs(r, rs, 512)
-	buf := make([]uint64, x.Words())
-	i := 0
-	allocs := testing.AllocsPerRun(2000, func() {
-		i++
-		x.Lookup(buf, addrs[i%len(addrs)], addrs[(i*7)%len(addrs)], 6, uint16(i), 80, i%3 != 0)
-	})
-	if allocs != 0 {
-		t.Fatalf("Lookup allocates %v times per call", allocs)
+	for _, n := range []int{x.Words(), x.ScratchWords()} {
+		buf := make([]uint64, n)
+		i := 0
+		allocs := testing.AllocsPerRun(2000, func() {
+			i++
+			x.Lookup(buf, addrs[i%len(addrs)], addrs[(i*7)%len(addrs)], 6, uint16(i), 80, i%3 != 0)
+		})
+		if allocs != 0 {
+			t.Fatalf("Lookup with a %d-word buffer allocates %v times per call", n, allocs)
+		}
 	}
 }
 
