@@ -13,6 +13,7 @@
 package detect
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"net/netip"
@@ -131,9 +132,20 @@ type Rule struct {
 	deOnly bool
 }
 
-// headerOrder orders rules by their header fields as written (source, destination,
-// protocols, ports, IP version), for clustering in the broad-rule index.
+// headerOrder orders the broad-rule index: firewall rules first, in iid order (a flow
+// direction's cached candidates keep them at the front, flow.BroadCache.NFW), then the other
+// rules by their header fields as written (source, destination, protocols, ports, IP
+// version), which clusters them.
 func headerOrder(a, b *Rule) int {
+	if a.fw || b.fw {
+		switch {
+		case !b.fw:
+			return -1
+		case !a.fw:
+			return 1
+		}
+		return cmp.Compare(a.IID, b.IID)
+	}
 	if c := strings.Compare(a.src.Text, b.src.Text); c != 0 {
 		return c
 	}

@@ -221,3 +221,23 @@ func TestFirewallDecoderEventGroup(t *testing.T) {
 		}
 	}
 }
+
+// TestFirewallCacheWithClusteredBroadRules: the broad index numbers rules by header, but a
+// flow direction's cached candidates must still hold the firewall rules first (the cache
+// skips them once a firewall rule decided): a threat-detection rule whose header sorts before
+// the firewall rules' must keep alerting on the flow's later packets.
+func TestFirewallCacheWithClusteredBroadRules(t *testing.T) {
+	h := newFWHarness(t, []string{
+		`accept:hook udp:all any any -> any 53 (sid:1;)`,
+		`drop:packet udp:all any any -> any any (sid:2;)`,
+	}, []string{
+		`alert udp $HOME_NET any -> any any (msg:"td, header before the firewall rules'"; dsize:>0; sid:100;)`,
+		`alert udp 10.0.0.0/8 any -> any any (dsize:>0; sid:101;)`,
+	}, nil)
+	for i := range 4 {
+		res, _ := h.packet(udpPacket("10.0.0.1", "192.0.2.1", 5000, 53))
+		if got := fmt.Sprintf("%s %v", res.verdict, res.td); got != "accept [100 101]" && got != "accept [101 100]" {
+			t.Errorf("packet %d: %s, want accept with sids 100 and 101", i+1, got)
+		}
+	}
+}

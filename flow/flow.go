@@ -241,7 +241,7 @@ type BroadCache struct {
 	Valid    bool
 	Overflow bool
 	N        uint8
-	// NFW counts the firewall rules at the start of IIDs (they have the lowest iids).
+	// NFW counts the firewall rules at the start of IIDs (the broad index numbers them first).
 	NFW  uint8
 	IIDs [BroadCacheSize]uint32
 	// FWFirst is the firewall rule (iid+1; 0 when unknown) that decides this direction's
