@@ -203,6 +203,9 @@ func TestDisabledAppProtos(t *testing.T) {
 		{"http1 off: http still names http2", map[string]string{"http.enabled": "no"}, []string{"http1"}, []string{"http", "http2"}, ""},
 		{"http1 and http2 off", map[string]string{"http.enabled": "no", "http2.enabled": "no"}, []string{"http", "http1", "http2"}, nil, ""},
 		{"bad value", map[string]string{"smb.enabled": "maybe"}, nil, nil, "app-layer.protocols.smb.enabled: invalid value"},
+		{"smb reads its tcp key only", map[string]string{"smb.tcp.enabled": "no", "smb.udp.enabled": "maybe"}, []string{"smb"}, []string{"snmp"}, ""},
+		{"snmp reads its udp key only", map[string]string{"snmp.udp.enabled": "no", "snmp.tcp.enabled": "yes"}, []string{"snmp"}, []string{"smb"}, ""},
+		{"ftp-data follows ftp", map[string]string{"ftp.enabled": "no"}, []string{"ftp", "ftp-data"}, nil, ""},
 	}
 	for _, c := range cases {
 		disabled, err := DisabledAppProtos(c.conf)

@@ -88,8 +88,13 @@ var DefaultDisabledAppProtos = map[string]bool{"modbus": true, "dnp3": true, "en
 var appProtoOffByDefault = map[string]bool{"modbus": true, "dnp3": true}
 
 // appProtoConfName maps a protocol to its name under app-layer.protocols where they differ
-// (HTTP/1 registers as "http").
-var appProtoConfName = map[string]string{"http1": "http"}
+// (HTTP/1 registers as "http", ftp-data under ftp).
+var appProtoConfName = map[string]string{"http1": "http", "ftp-data": "ftp"}
+
+// appProtoConfIPProtos are the IP protocols whose enabled keys Suricata 8.0.6 reads for a
+// protocol, where they differ from the ones its rules run on (smb.rs reads only the tcp key,
+// snmp.rs only the udp one).
+var appProtoConfIPProtos = map[string][]uint8{"smb": {protoTCP}, "snmp": {protoUDP}}
 
 // DisabledAppProtos returns the app-layer protocols whose detection a configuration disables,
 // decided as Suricata's SCAppLayerProtoDetectConfProtoDetectionEnabledDefault does for each IP
@@ -100,7 +105,7 @@ var appProtoConfName = map[string]string{"http1": "http"}
 // enabled holds the values written, as config.Settings.AppLayerEnabled does.
 func DisabledAppProtos(enabled map[string]string) (map[string]bool, error) {
 	out := map[string]bool{}
-	for name, ap := range appProtos {
+	for _, name := range AppProtos() { // sorted: the first bad value reported is always the same
 		if name == "http" {
 			continue // http is http1 or http2: lookupAppProto checks both
 		}
@@ -108,8 +113,12 @@ func DisabledAppProtos(enabled map[string]string) (map[string]bool, error) {
 		if c, ok := appProtoConfName[name]; ok {
 			conf = c
 		}
+		ipprotos := appProtos[name].ipprotos
+		if ipp, ok := appProtoConfIPProtos[name]; ok {
+			ipprotos = ipp
+		}
 		on := false
-		for _, ipp := range ap.ipprotos {
+		for _, ipp := range ipprotos {
 			key := conf + ".enabled"
 			v, ok := enabled[key]
 			if !ok {
