@@ -241,3 +241,44 @@ func TestFirewallCacheWithClusteredBroadRules(t *testing.T) {
 		}
 	}
 }
+
+// rawIPv4Proto0 builds an IPv4 datagram of protocol 0 with the given options.
+func rawIPv4Proto0(opts []byte) []byte {
+	hlen := 20 + len(opts)
+	b := make([]byte, hlen+8)
+	b[0] = 0x40 | byte(hlen/4)
+	binary.BigEndian.PutUint16(b[2:], uint16(len(b)))
+	b[8] = 64
+	copy(b[12:], []byte{10, 0, 0, 1, 10, 0, 0, 2})
+	copy(b[20:], opts)
+	return b
+}
+
+// TestFirewallQuietPathLeavesProtocolZeroEvents: a flow of protocol 0 whose firewall result
+// was cached as a quiet accept:hook on an event-free packet still sends a later packet with
+// decoder events to the decoder-event group (policy drop, decoder-event alert), on the quiet
+// path's dispatch as on the general one.
+func TestFirewallQuietPathLeavesProtocolZeroEvents(t *testing.T) {
+	h := newFWHarness(t,
+		[]string{`accept:hook ip:all any any -> any any (sid:100;)`},
+		[]string{`alert pkthdr any any -> any any (decode-event:ipv4.opt_pad_required; sid:1;)`}, nil)
+	decoded := func(data []byte) *decode.Packet {
+		var d decode.Decoder
+		p := &decode.Packet{}
+		d.Decode(p, decode.LinkTypeRaw, data)
+		return p
+	}
+	for i, c := range []struct {
+		p    *decode.Packet
+		want string
+	}{
+		{decoded(rawIPv4Proto0(nil)), "accept []"},
+		{decoded(rawIPv4Proto0(nil)), "accept []"},
+		{decoded(rawIPv4Proto0([]byte{148, 4, 0, 0})), "drop [1]"},
+	} {
+		res, _ := h.packet(c.p)
+		if got := fmt.Sprintf("%s %v", res.verdict, res.td); got != c.want {
+			t.Errorf("packet %d: %s, want %s", i+1, got, c.want)
+		}
+	}
+}

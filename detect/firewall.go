@@ -332,7 +332,13 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 					f.IPOnlyDone[dir] = true
 				}
 				iid, ok := tc.cands.Next(0)
-				e.walkProto0(tc, p, f, iid, ok, ipOnlyDone)
+				if f != nil && f.Action == flow.ActionPass {
+					// A passed flow stops the rule loop at the first threat-detection rule;
+					// the IP-only engine still runs.
+					e.walkIPOnly(tc, p, f, iid, ok, ipOnlyDone)
+				} else {
+					e.walkProto0(tc, p, f, iid, ok, ipOnlyDone)
+				}
 			}
 		}
 	} else if len(e.rules) > 0 {
