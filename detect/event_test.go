@@ -282,3 +282,31 @@ func TestFirewallQuietPathLeavesProtocolZeroEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestFirewallPassedFlowProtocolZero: on a flow that threat detection passed, a protocol-0
+// packet with decoder events runs no decoder-event rule (Suricata's rule loop stops at the
+// first threat-detection rule of a passed flow).
+func TestFirewallPassedFlowProtocolZero(t *testing.T) {
+	h := newFWHarness(t,
+		[]string{`accept:hook ip:all any any -> any any (sid:100;)`},
+		[]string{`alert pkthdr any any -> any any (decode-event:ipv4.opt_pad_required; sid:1;)`}, nil)
+	decoded := func(data []byte) *decode.Packet {
+		var d decode.Decoder
+		p := &decode.Packet{}
+		d.Decode(p, decode.LinkTypeRaw, data)
+		return p
+	}
+	_, f := h.packet(decoded(rawIPv4Proto0(nil)))
+	if f == nil {
+		t.Fatal("no flow")
+	}
+	f.Action = flow.ActionPass // as a threat-detection pass rule with flow scope leaves it
+	res, _ := h.packet(decoded(rawIPv4Proto0([]byte{148, 4, 0, 0})))
+	if len(res.td) != 0 {
+		t.Errorf("passed flow: decoder-event alerts %v", res.td)
+	}
+	f.Action = flow.ActionNone
+	if res, _ = h.packet(decoded(rawIPv4Proto0([]byte{148, 4, 0, 0}))); fmt.Sprint(res.td) != "[1]" {
+		t.Errorf("flow not passed: alerts %v, want [1]", res.td)
+	}
+}
