@@ -1,10 +1,13 @@
 package broad
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/meerkat-ids/meerkat/rules"
@@ -111,30 +114,52 @@ var benchSizes = []struct {
 	n    int
 }{{"1k", 1000}, {"10k", 10000}, {"50k", 50000}}
 
+// BenchmarkLookup measures one lookup. Sub-benchmarks: the trie, the rule count, the rule
+// order (random, or sorted by header as the detection engine numbers them) and the path
+// (words: a Words() buffer, every word computed; summary: a ScratchWords() buffer).
 func BenchmarkLookup(b *testing.B) {
 	for _, sz := range benchSizes {
-		rs := realisticRules(sz.n, 42)
-		ps := packetsFor(rs, 4096)
+		random := realisticRules(sz.n, 42)
+		sorted := slices.Clone(random)
+		slices.SortStableFunc(sorted, func(a, b Rule) int {
+			return cmp.Or(strings.Compare(a.Src.Text, b.Src.Text), strings.Compare(a.Dst.Text, b.Dst.Text),
+				slices.Compare(a.Protos, b.Protos), strings.Compare(a.SrcPort.Text, b.SrcPort.Text),
+				strings.Compare(a.DstPort.Text, b.DstPort.Text))
+		})
+		ps := packetsFor(random, 4096)
 		for _, kind := range tries {
-			x, err := Build(rs, Options{Trie: kind})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Run(kind+"/"+sz.name, func(b *testing.B) {
-				buf := make([]uint64, x.Words())
-				hits := 0
-				b.ReportAllocs()
-				i := 0
-				for b.Loop() {
-					p := &ps[i&4095]
-					i++
-					out := x.Lookup(buf, p.src, p.dst, p.proto, p.sp, p.dp, p.hasPorts)
-					if out[0]&1 != 0 {
-						hits++
-					}
+			for _, order := range []struct {
+				name string
+				rs   []Rule
+			}{{"random", random}, {"sorted", sorted}} {
+				x, err := Build(order.rs, Options{Trie: kind})
+				if err != nil {
+					b.Fatal(err)
 				}
-				_ = hits
-			})
+				for _, path := range []struct {
+					name  string
+					words int
+				}{{"words", x.Words()}, {"summary", x.ScratchWords()}} {
+					if kind != TrieBart && (order.name != "random" || path.name != "words") {
+						continue
+					}
+					b.Run(kind+"/"+sz.name+"/"+order.name+"/"+path.name, func(b *testing.B) {
+						buf := make([]uint64, path.words)
+						hits := 0
+						b.ReportAllocs()
+						i := 0
+						for b.Loop() {
+							p := &ps[i&4095]
+							i++
+							out := x.Lookup(buf, p.src, p.dst, p.proto, p.sp, p.dp, p.hasPorts)
+							if out[0]&1 != 0 {
+								hits++
+							}
+						}
+						_ = hits
+					})
+				}
+			}
 		}
 	}
 }

@@ -18,8 +18,8 @@
 //
 // The result is AND(src, dst, src port, dst port, protocol). Each dense bitset also has a
 // summary, one bit per word telling whether the word is non-zero; given a scratch buffer
-// (ScratchWords), Lookup ANDs the five factors' summaries first and computes only the words
-// that can be non-zero. That pays when the caller numbers the rules so that rules with the
+// (ScratchWords) and an index of at least minSummaryWords words, Lookup ANDs the five
+// factors' summaries first and computes only the words that can be non-zero. That pays when the caller numbers the rules so that rules with the
 // same header sit side by side (the detection engine sorts them by header).
 package broad
 
@@ -92,9 +92,9 @@ type Index struct {
 	sums []uint64
 }
 
-// maxSummary bounds the summaries Lookup keeps on its stack (indexes of up to 128*64*64 =
-// 524,288 rules); a larger index takes the word-by-word path.
-const maxSummary = 128
+// minSummaryWords is the smallest index (in result words) for which Lookup uses the
+// summaries: below it, walking every word costs less than the summaries' bookkeeping.
+const minSummaryWords = 8
 
 // Len returns the number of indexed rules.
 func (x *Index) Len() int { return x.n }
@@ -102,10 +102,10 @@ func (x *Index) Len() int { return x.n }
 // Words returns the number of uint64 words of a result bitset.
 func (x *Index) Words() int { return x.w }
 
-// ScratchWords is the buffer length (twice Words) with which Lookup can skip the words that
-// no rule can set: the first Words hold the result, the rest is scratch that Lookup leaves
-// zero (the caller must not write to it).
-func (x *Index) ScratchWords() int { return 2 * x.w }
+// ScratchWords is the buffer length with which Lookup can skip the words that no rule can
+// set: the first Words hold the result, the rest is scratch (the caller must not write to
+// it; Lookup keeps what it needs there).
+func (x *Index) ScratchWords() int { return 2*x.w + 2*x.sw }
 
 // sum returns the summary of pool bitset id.
 func (x *Index) sum(id uint32) []uint64 {
@@ -446,8 +446,8 @@ func (x *Index) Lookup(dst []uint64, src, dstIP netip.Addr, proto uint8, sp, dp 
 		hp = 1
 	}
 	pid := x.proto[f*2+hp][proto]
-	if x.sw <= maxSummary && len(dst) >= 2*x.w {
-		x.lookupSummary(out, dst[x.w:2*x.w], sn, dn, pid, sp, dp, hasPorts)
+	if x.w >= minSummaryWords && len(dst) >= x.ScratchWords() &&
+		x.lookupSummary(out, dst[x.w:2*x.w], dst[2*x.w:2*x.w+x.sw], dst[2*x.w+x.sw:2*x.w+2*x.sw], sn, dn, pid, sp, dp, hasPorts) {
 		return out
 	}
 	nodes, ents := x.nodes, x.entries
@@ -515,14 +515,14 @@ func (x *Index) Lookup(dst []uint64, src, dstIP netip.Addr, proto uint8, sp, dp 
 	return out
 }
 
-// lookupSummary is Lookup for an index whose summaries fit on the stack, given a scratch
-// buffer acc (zero on entry, zero again on return). It first ANDs the summaries of the five
+// lookupSummary is Lookup with scratch space: acc (Words long, zero on entry, zero again on
+// return) and s and c (summary-sized, overwritten). It first ANDs the summaries of the five
 // factors (source chain, destination chain, protocol, source port, destination port) to find
 // the result words that can be non-zero, then computes only those: with rules clustered by
-// header (the caller's order), most words of a large index drop out.
-func (x *Index) lookupSummary(out, acc []uint64, sn, dn, pid uint32, sp, dp uint16, hasPorts bool) {
-	var sbuf, cbuf [maxSummary]uint64
-	s, c := sbuf[:x.sw], cbuf[:x.sw]
+// header (the caller's order), most words of a large index drop out. When more than a quarter
+// of the words remain it computes nothing and returns false: the word-by-word path is then
+// cheaper.
+func (x *Index) lookupSummary(out, acc, s, c []uint64, sn, dn, pid uint32, sp, dp uint16, hasPorts bool) bool {
 	copy(s, x.sum(pid))
 	var spb, dpb []uint64
 	if hasPorts {
@@ -536,10 +536,8 @@ func (x *Index) lookupSummary(out, acc []uint64, sn, dn, pid uint32, sp, dp uint
 		}
 	}
 	nodes, ents := x.nodes, x.entries
-	for side, start := range [2]uint32{sn, dn} {
-		if side == 1 {
-			clear(c)
-		}
+	for _, start := range [2]uint32{sn, dn} {
+		clear(c)
 		for n := int32(start); n >= 0; n = nodes[n].parent {
 			if d := nodes[n].dense; d != 0 {
 				for i, v := range x.sum(d - 1) {
@@ -554,6 +552,13 @@ func (x *Index) lookupSummary(out, acc []uint64, sn, dn, pid uint32, sp, dp uint
 		for i := range s {
 			s[i] &= c[i]
 		}
+	}
+	left := 0
+	for _, v := range s {
+		left += bits.OnesCount64(v)
+	}
+	if 4*left > x.w {
+		return false
 	}
 	// Source chain into out, destination chain into acc, on the summary's words only.
 	for side, start := range [2]uint32{sn, dn} {
@@ -592,4 +597,5 @@ func (x *Index) lookupSummary(out, acc []uint64, sn, dn, pid uint32, sp, dp uint
 			out[w], acc[w] = v, 0
 		}
 	}
+	return true
 }

@@ -1,7 +1,9 @@
 package broad
 
 import (
+	"cmp"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"net/netip"
 	"slices"
@@ -265,71 +267,86 @@ func TestPropertyAgainstBruteForce(t *testing.T) {
 	for seed := uint64(1); seed <= 4; seed++ {
 		r := rand.New(rand.NewPCG(seed, 99))
 		n := []int{1, 70, 2000, 5000}[seed-1]
-		rs := make([]Rule, n)
-		for i := range rs {
-			rs[i] = randRule(r)
+		random := make([]Rule, n)
+		for i := range random {
+			random[i] = randRule(r)
 		}
-		addrs := interestingAddrs(r, rs, 4000)
-		for _, kind := range tries {
-			x, err := Build(rs, Options{Trie: kind})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if x.Len() != n || x.Words() != (n+63)/64 {
-				t.Fatalf("Len/Words %d/%d", x.Len(), x.Words())
-			}
-			pr := rand.New(rand.NewPCG(seed, 7))
-			buf := make([]uint64, x.Words())           // word-by-word path
-			sbuf := make([]uint64, x.ScratchWords()+3) // summary path
-			packets, hits := 3000, 0
-			if kind == TrieCidranger {
-				packets = 1000
-			}
-			for range packets {
-				src, dst := addrs[pr.IntN(len(addrs))], addrs[pr.IntN(len(addrs))]
-				if src.Is4() != dst.Is4() && pr.IntN(8) != 0 {
-					// keep mostly same-family pairs
-					for dst.Is4() != src.Is4() {
-						dst = addrs[pr.IntN(len(addrs))]
+		addrs := interestingAddrs(r, random, 4000)
+		// Random order, and sorted by header as the detection engine numbers rules: only the
+		// latter leaves few enough words for the summary path to compute them.
+		for _, rs := range [][]Rule{random, sortedByHeader(random)} {
+			for _, kind := range tries {
+				x, err := Build(rs, Options{Trie: kind})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if x.Len() != n || x.Words() != (n+63)/64 {
+					t.Fatalf("Len/Words %d/%d", x.Len(), x.Words())
+				}
+				pr := rand.New(rand.NewPCG(seed, 7))
+				buf := make([]uint64, x.Words())           // word-by-word path
+				sbuf := make([]uint64, x.ScratchWords()+3) // summary path
+				packets, hits := 3000, 0
+				if kind == TrieCidranger {
+					packets = 1000
+				}
+				for range packets {
+					src, dst := addrs[pr.IntN(len(addrs))], addrs[pr.IntN(len(addrs))]
+					if src.Is4() != dst.Is4() && pr.IntN(8) != 0 {
+						// keep mostly same-family pairs
+						for dst.Is4() != src.Is4() {
+							dst = addrs[pr.IntN(len(addrs))]
+						}
+					}
+					if src.Is4() && pr.IntN(10) == 0 {
+						src = netip.AddrFrom16(src.As16()) // v4-mapped
+					}
+					proto := protoChoices[pr.IntN(len(protoChoices))]
+					sp, dp := interestingPort(pr, rs), interestingPort(pr, rs)
+					hasPorts := pr.IntN(4) != 0
+					got := x.Lookup(buf, src, dst, proto, sp, dp, hasPorts)
+					if len(got) != x.Words() {
+						t.Fatalf("result has %d words, want %d", len(got), x.Words())
+					}
+					sgot := x.Lookup(sbuf, src, dst, proto, sp, dp, hasPorts)
+					if len(sgot) != x.Words() || !slices.Equal(got, sgot) {
+						t.Fatalf("%s seed %d: the summary path gives %x, the word path %x", kind, seed, sgot, got)
+					}
+					for _, v := range sbuf[x.Words() : 2*x.Words()] {
+						if v != 0 {
+							t.Fatalf("%s seed %d: the summary path left its accumulator dirty", kind, seed)
+						}
+					}
+					for i := range rs {
+						want := accepts(&rs[i], src, dst, proto, sp, dp, hasPorts)
+						if g := got[i/64]>>(i%64)&1 == 1; g != want {
+							t.Fatalf("%s seed %d rule %d (src %q dst %q sp %q dp %q protos %v v4only %v v6only %v) packet %v->%v proto %d %d->%d hasPorts %v: got %v want %v",
+								kind, seed, i, rs[i].Src.Text, rs[i].Dst.Text, rs[i].SrcPort.Text, rs[i].DstPort.Text, rs[i].Protos,
+								rs[i].IPv4Only, rs[i].IPv6Only, src, dst, proto, sp, dp, hasPorts, g, want)
+						}
+						if want {
+							hits++
+						}
 					}
 				}
-				if src.Is4() && pr.IntN(10) == 0 {
-					src = netip.AddrFrom16(src.As16()) // v4-mapped
+				t.Logf("%s: %d rules, %d packets, %d rule hits, stats %+v", kind, n, packets, hits, x.Stats())
+				if n > 100 && hits == 0 {
+					t.Fatalf("no hits: test does not exercise matches")
 				}
-				proto := protoChoices[pr.IntN(len(protoChoices))]
-				sp, dp := interestingPort(pr, rs), interestingPort(pr, rs)
-				hasPorts := pr.IntN(4) != 0
-				got := x.Lookup(buf, src, dst, proto, sp, dp, hasPorts)
-				if len(got) != x.Words() {
-					t.Fatalf("result has %d words, want %d", len(got), x.Words())
-				}
-				sgot := x.Lookup(sbuf, src, dst, proto, sp, dp, hasPorts)
-				if len(sgot) != x.Words() || !slices.Equal(got, sgot) {
-					t.Fatalf("%s seed %d: the summary path gives %x, the word path %x", kind, seed, sgot, got)
-				}
-				for _, v := range sbuf[x.Words():] {
-					if v != 0 {
-						t.Fatalf("%s seed %d: the summary path left its scratch words dirty", kind, seed)
-					}
-				}
-				for i := range rs {
-					want := accepts(&rs[i], src, dst, proto, sp, dp, hasPorts)
-					if g := got[i/64]>>(i%64)&1 == 1; g != want {
-						t.Fatalf("%s seed %d rule %d (src %q dst %q sp %q dp %q protos %v v4only %v v6only %v) packet %v->%v proto %d %d->%d hasPorts %v: got %v want %v",
-							kind, seed, i, rs[i].Src.Text, rs[i].Dst.Text, rs[i].SrcPort.Text, rs[i].DstPort.Text, rs[i].Protos,
-							rs[i].IPv4Only, rs[i].IPv6Only, src, dst, proto, sp, dp, hasPorts, g, want)
-					}
-					if want {
-						hits++
-					}
-				}
-			}
-			t.Logf("%s: %d rules, %d packets, %d rule hits, stats %+v", kind, n, packets, hits, x.Stats())
-			if n > 100 && hits == 0 {
-				t.Fatalf("no hits: test does not exercise matches")
 			}
 		}
 	}
+}
+
+// sortedByHeader returns rs ordered by header fields, as the detection engine numbers them.
+func sortedByHeader(rs []Rule) []Rule {
+	out := slices.Clone(rs)
+	slices.SortStableFunc(out, func(a, b Rule) int {
+		return cmp.Or(strings.Compare(a.Src.Text, b.Src.Text), strings.Compare(a.Dst.Text, b.Dst.Text),
+			slices.Compare(a.Protos, b.Protos), strings.Compare(a.SrcPort.Text, b.SrcPort.Text),
+			strings.Compare(a.DstPort.Text, b.DstPort.Text))
+	})
+	return out
 }
 
 func TestEmptyAndErrors(t *testing.T) {
@@ -426,6 +443,41 @@ func TestRangePrefixesMatchesRules(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("%v: got %v want %v", g, got, want)
 			}
+		}
+	}
+}
+
+// TestSummaryPathOnClusteredRules runs header-sorted realistic rule sets, where the summaries
+// leave few words, through both paths: the results must be equal, and the summary path must
+// really have computed most lookups (the scratch buffer keeps the summary it used).
+func TestSummaryPathOnClusteredRules(t *testing.T) {
+	for _, n := range []int{3000, 20000} {
+		rs := sortedByHeader(realisticRules(n, 11))
+		x, err := Build(rs, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		words := make([]uint64, x.Words())
+		scratch := make([]uint64, x.ScratchWords())
+		computed := 0
+		ps := packetsFor(rs, 3000)
+		for _, p := range ps {
+			want := slices.Clone(x.Lookup(words, p.src, p.dst, p.proto, p.sp, p.dp, p.hasPorts))
+			got := x.Lookup(scratch, p.src, p.dst, p.proto, p.sp, p.dp, p.hasPorts)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%d rules, packet %+v: summary path %x, word path %x", n, p, got, want)
+			}
+			left := 0
+			for _, v := range scratch[2*x.Words() : 2*x.Words()+x.sw] {
+				left += bits.OnesCount64(v)
+			}
+			if 4*left <= x.Words() {
+				computed++
+			}
+		}
+		t.Logf("%d rules (%d words): the summary path computed %d of %d lookups", n, x.Words(), computed, len(ps))
+		if computed < len(ps)/2 {
+			t.Errorf("%d rules: the summary path computed only %d of %d lookups", n, computed, len(ps))
 		}
 	}
 }
