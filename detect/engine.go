@@ -569,7 +569,7 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 		out = append(out, &rev)
 	}
 	for _, o := range out {
-		o.srcAll, o.dstAll = allAddresses(o.src), allAddresses(o.dst)
+		o.srcAll, o.dstAll = o.src != nil && o.src.HoldsAll(), o.dst != nil && o.dst.HoldsAll()
 		o.src4, o.dst4 = makeV4Ranges(o.src), makeV4Ranges(o.dst)
 		o.synNoToClient = r.ToServer && r.ToClient && synOnly(r) && len(o.dp.Ranges) > 0 &&
 			o.dp.Ranges[0] != (rules.PortRange{First: 0, Last: 65535})
@@ -612,15 +612,6 @@ func (rs v4Ranges) contains(ip uint32) bool {
 func addr4(a netip.Addr) uint32 {
 	b := a.As4()
 	return binary.BigEndian.Uint32(b[:])
-}
-
-// allAddresses reports whether a holds every IPv4 and every IPv6 address.
-func allAddresses(a *rules.Address) bool {
-	return a != nil && len(a.V4) == 1 && len(a.V6) == 1 &&
-		a.V4[0].First == netip.IPv4Unspecified() && a.V4[0].Last == netip.AddrFrom4([4]byte{255, 255, 255, 255}) &&
-		a.V6[0].First == netip.IPv6Unspecified() && a.V6[0].Last == netip.AddrFrom16([16]byte{
-		0: 0xff, 1: 0xff, 2: 0xff, 3: 0xff, 4: 0xff, 5: 0xff, 6: 0xff, 7: 0xff,
-		8: 0xff, 9: 0xff, 10: 0xff, 11: 0xff, 12: 0xff, 13: 0xff, 14: 0xff, 15: 0xff})
 }
 
 func cloneAddress(a *rules.Address) *rules.Address {

@@ -23,6 +23,12 @@ type Address struct {
 	V6 []IPRange
 }
 
+// HoldsAll reports whether the address set holds every IPv4 and every IPv6 address ("any",
+// or anything that amounts to it).
+func (a *Address) HoldsAll() bool {
+	return len(a.V4) == 1 && a.V4[0] == AllIPv4 && len(a.V6) == 1 && a.V6[0] == AllIPv6
+}
+
 // Contains reports whether the address set holds a. The ranges are sorted and disjoint, so a
 // binary search finds the only range that can hold a.
 func (a *Address) Contains(ip netip.Addr) bool {
@@ -98,14 +104,14 @@ func ParseAddress(text string, vars *config.Vars) (*Address, error) {
 func mergeNot(pos, neg ipSets) (ipSets, error) {
 	pos.v4, pos.v6 = normalizeRanges(pos.v4), normalizeRanges(pos.v6)
 	neg.v4, neg.v6 = normalizeRanges(neg.v4), normalizeRanges(neg.v6)
-	if coversAll(neg.v4, fullV4) {
+	if coversAll(neg.v4, AllIPv4) {
 		return pos, errf("complete IP space negated")
 	}
 	if len(pos.v4) == 0 && len(neg.v4) > 0 {
-		pos.v4 = []IPRange{fullV4}
+		pos.v4 = []IPRange{AllIPv4}
 	}
 	if len(pos.v6) == 0 && len(neg.v6) > 0 {
-		pos.v6 = []IPRange{fullV6}
+		pos.v6 = []IPRange{AllIPv6}
 	}
 	pos.v4 = subtractRanges(pos.v4, neg.v4)
 	pos.v6 = subtractRanges(pos.v6, neg.v6)
@@ -202,7 +208,7 @@ func parseAddrList(s string, negate bool, pos, neg *ipSets, vars *config.Vars, d
 		default:
 			var r ipSets
 			if strings.EqualFold(e, "any") {
-				r = ipSets{v4: []IPRange{fullV4}, v6: []IPRange{fullV6}}
+				r = ipSets{v4: []IPRange{AllIPv4}, v6: []IPRange{AllIPv6}}
 			} else {
 				rg, err := parseSingleAddress(e)
 				if err != nil {

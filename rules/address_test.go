@@ -226,3 +226,21 @@ func TestAddressContainsMatchesLinearScan(t *testing.T) {
 		}
 	}
 }
+
+func TestAddressHoldsAll(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"any", true}, {"[0.0.0.0/0,::/0]", true}, {"0.0.0.0/0", false}, {"::/0", false},
+		{"!10.0.0.0/8", false}, {"![1.2.3.4]", false},
+	} {
+		a, err := ParseAddress(c.text, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.text, err)
+		}
+		if got := a.HoldsAll(); got != c.want {
+			t.Errorf("%s: HoldsAll %v, want %v", c.text, got, c.want)
+		}
+	}
+}

@@ -66,9 +66,10 @@ func lastOf(p netip.Prefix) netip.Addr {
 	return netip.AddrFrom16(b)
 }
 
+// AllIPv4 and AllIPv6 are the ranges of every IPv4 and every IPv6 address.
 var (
-	fullV4 = IPRange{netip.AddrFrom4([4]byte{}), netip.AddrFrom4([4]byte{255, 255, 255, 255})}
-	fullV6 = IPRange{netip.AddrFrom16([16]byte{}), netip.AddrFrom16([16]byte{
+	AllIPv4 = IPRange{netip.AddrFrom4([4]byte{}), netip.AddrFrom4([4]byte{255, 255, 255, 255})}
+	AllIPv6 = IPRange{netip.AddrFrom16([16]byte{}), netip.AddrFrom16([16]byte{
 		255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255})}
 )
 

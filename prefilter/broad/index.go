@@ -203,9 +203,8 @@ func Build(rs []Rule, opts Options) (*Index, error) {
 }
 
 var (
-	allV4 = []rules.IPRange{{First: netip.IPv4Unspecified(), Last: netip.AddrFrom4([4]byte{255, 255, 255, 255})}}
-	allV6 = []rules.IPRange{{First: netip.IPv6Unspecified(), Last: netip.AddrFrom16([16]byte{
-		255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255})}}
+	allV4 = []rules.IPRange{rules.AllIPv4}
+	allV6 = []rules.IPRange{rules.AllIPv6}
 )
 
 // buildTrie inserts the prefixes of family f (0 v4, 1 v6) of side s (0 src, 1 dst).
