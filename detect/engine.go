@@ -138,48 +138,23 @@ type Rule struct {
 // version), which clusters them.
 func headerOrder(a, b *Rule) int {
 	if a.fw || b.fw {
-		switch {
-		case !b.fw:
-			return -1
-		case !a.fw:
-			return 1
-		}
-		return cmp.Compare(a.IID, b.IID)
+		return cmp.Or(boolOrder(a.fw, b.fw), cmp.Compare(a.IID, b.IID))
 	}
-	if c := strings.Compare(a.src.Text, b.src.Text); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.dst.Text, b.dst.Text); c != 0 {
-		return c
-	}
-	if a.anyProto != b.anyProto {
-		if a.anyProto {
-			return -1
-		}
-		return 1
-	}
-	if c := slices.Compare(a.ipProtos[:], b.ipProtos[:]); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.sp.Text, b.sp.Text); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.dp.Text, b.dp.Text); c != 0 {
-		return c
-	}
+	return cmp.Or(strings.Compare(a.src.Text, b.src.Text), strings.Compare(a.dst.Text, b.dst.Text),
+		boolOrder(a.anyProto, b.anyProto), slices.Compare(a.ipProtos[:], b.ipProtos[:]),
+		strings.Compare(a.sp.Text, b.sp.Text), strings.Compare(a.dp.Text, b.dp.Text),
+		boolOrder(a.ipv4Only, b.ipv4Only), boolOrder(a.ipv6Only, b.ipv6Only))
+}
+
+// boolOrder orders true before false.
+func boolOrder(a, b bool) int {
 	switch {
-	case a.ipv4Only != b.ipv4Only:
-		if a.ipv4Only {
-			return -1
-		}
-		return 1
-	case a.ipv6Only != b.ipv6Only:
-		if a.ipv6Only {
-			return -1
-		}
-		return 1
+	case a == b:
+		return 0
+	case a:
+		return -1
 	}
-	return 0
+	return 1
 }
 
 // sameSides reports whether a `<>` rule's two sides are the same addresses and ports:
@@ -836,7 +811,7 @@ func (e *Engine) buildPrefilter() error {
 			r.hasMPM = true
 			continue
 		}
-		if r.deOnly && !r.fw && r.deHeaderAny() {
+		if r.deOnly && r.deHeaderAny() {
 			e.deRules = append(e.deRules, r.IID)
 		}
 		if r.eventIndexed() {

@@ -197,20 +197,14 @@ func TestFirewallDecoderEventGroup(t *testing.T) {
 			`alert pkthdr any any -> any any (decode-event:ipv6.icmpv4; sid:2;)`,
 			`alert ip any any -> any any (dsize:0; sid:3;)`,
 		}, nil)
-	decoded := func(lt decode.LinkType, data []byte) *decode.Packet {
-		var d decode.Decoder
-		p := &decode.Packet{}
-		d.Decode(p, lt, data)
-		return p
-	}
 	for _, c := range []struct {
 		name string
 		p    *decode.Packet
 		want string
 	}{
-		{"short ethernet frame", decoded(decode.LinkTypeEthernet, make([]byte, 10)), "drop [1]"},
-		{"icmpv4 in ipv6", decoded(decode.LinkTypeRaw, rawIPv6(decode.ProtoICMP, []byte{8, 0, 0, 0, 0, 1, 0, 1})), "drop [2]"},
-		{"udp datagram", decoded(decode.LinkTypeRaw, rawIPv4UDP(nil, "", 0)), "accept [3]"},
+		{"short ethernet frame", decodeFrame(decode.LinkTypeEthernet, make([]byte, 10)), "drop [1]"},
+		{"icmpv4 in ipv6", decodeFrame(decode.LinkTypeRaw, rawIPv6(decode.ProtoICMP, []byte{8, 0, 0, 0, 0, 1, 0, 1})), "drop [2]"},
+		{"udp datagram", decodeFrame(decode.LinkTypeRaw, rawIPv4UDP(nil, "", 0)), "accept [3]"},
 	} {
 		for _, general := range []bool{false, true} {
 			h.general = general
@@ -262,19 +256,13 @@ func TestFirewallQuietPathLeavesProtocolZeroEvents(t *testing.T) {
 	h := newFWHarness(t,
 		[]string{`accept:hook ip:all any any -> any any (sid:100;)`},
 		[]string{`alert pkthdr any any -> any any (decode-event:ipv4.opt_pad_required; sid:1;)`}, nil)
-	decoded := func(data []byte) *decode.Packet {
-		var d decode.Decoder
-		p := &decode.Packet{}
-		d.Decode(p, decode.LinkTypeRaw, data)
-		return p
-	}
 	for i, c := range []struct {
 		p    *decode.Packet
 		want string
 	}{
-		{decoded(rawIPv4Proto0(nil)), "accept []"},
-		{decoded(rawIPv4Proto0(nil)), "accept []"},
-		{decoded(rawIPv4Proto0([]byte{148, 4, 0, 0})), "drop [1]"},
+		{decodeFrame(decode.LinkTypeRaw, rawIPv4Proto0(nil)), "accept []"},
+		{decodeFrame(decode.LinkTypeRaw, rawIPv4Proto0(nil)), "accept []"},
+		{decodeFrame(decode.LinkTypeRaw, rawIPv4Proto0([]byte{148, 4, 0, 0})), "drop [1]"},
 	} {
 		res, _ := h.packet(c.p)
 		if got := fmt.Sprintf("%s %v", res.verdict, res.td); got != c.want {
@@ -290,23 +278,25 @@ func TestFirewallPassedFlowProtocolZero(t *testing.T) {
 	h := newFWHarness(t,
 		[]string{`accept:hook ip:all any any -> any any (sid:100;)`},
 		[]string{`alert pkthdr any any -> any any (decode-event:ipv4.opt_pad_required; sid:1;)`}, nil)
-	decoded := func(data []byte) *decode.Packet {
-		var d decode.Decoder
-		p := &decode.Packet{}
-		d.Decode(p, decode.LinkTypeRaw, data)
-		return p
-	}
-	_, f := h.packet(decoded(rawIPv4Proto0(nil)))
+	_, f := h.packet(decodeFrame(decode.LinkTypeRaw, rawIPv4Proto0(nil)))
 	if f == nil {
 		t.Fatal("no flow")
 	}
 	f.Action = flow.ActionPass // as a threat-detection pass rule with flow scope leaves it
-	res, _ := h.packet(decoded(rawIPv4Proto0([]byte{148, 4, 0, 0})))
+	res, _ := h.packet(decodeFrame(decode.LinkTypeRaw, rawIPv4Proto0([]byte{148, 4, 0, 0})))
 	if len(res.td) != 0 {
 		t.Errorf("passed flow: decoder-event alerts %v", res.td)
 	}
 	f.Action = flow.ActionNone
-	if res, _ = h.packet(decoded(rawIPv4Proto0([]byte{148, 4, 0, 0}))); fmt.Sprint(res.td) != "[1]" {
+	if res, _ = h.packet(decodeFrame(decode.LinkTypeRaw, rawIPv4Proto0([]byte{148, 4, 0, 0}))); fmt.Sprint(res.td) != "[1]" {
 		t.Errorf("flow not passed: alerts %v, want [1]", res.td)
 	}
+}
+
+// decodeFrame decodes one frame into a new packet with a zero Decoder.
+func decodeFrame(lt decode.LinkType, data []byte) *decode.Packet {
+	var d decode.Decoder
+	p := &decode.Packet{}
+	d.Decode(p, lt, data)
+	return p
 }

@@ -325,20 +325,8 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 		if !p.Events.Empty() && len(e.rules) > 0 {
 			if p.IPVersion == 0 {
 				e.deWalk(tc, p)
-			} else if e.collect(tc, p, f, dir) {
-				ipOnlyDone := f != nil && f.IPOnlyDone[dir]
-				tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
-				if f != nil {
-					f.IPOnlyDone[dir] = true
-				}
-				iid, ok := tc.cands.Next(0)
-				if f != nil && f.Action == flow.ActionPass {
-					// A passed flow stops the rule loop at the first threat-detection rule;
-					// the IP-only engine still runs.
-					e.walkIPOnly(tc, p, f, iid, ok, ipOnlyDone)
-				} else {
-					e.walkProto0(tc, p, f, iid, ok, ipOnlyDone)
-				}
+			} else {
+				e.inspectProto0(tc, p, f, dir)
 			}
 		}
 	} else if len(e.rules) > 0 {

@@ -107,6 +107,11 @@ func (e *Engine) inspectIPS(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir f
 		}
 		return
 	}
+	if p.IPProto == 0 && !p.Events.Empty() {
+		e.inspectProto0(tc, p, f, dir)
+		tc.Queue.Finalize()
+		return
+	}
 	if !e.collect(tc, p, f, dir) {
 		return
 	}
@@ -117,24 +122,34 @@ func (e *Engine) inspectIPS(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir f
 		f.IPOnlyDone[dir] = true
 	}
 	iid, ok := tc.cands.Next(0)
-	if p.IPProto == 0 && !p.Events.Empty() {
-		e.walkProto0(tc, p, f, iid, ok, ipOnlyDone)
-	} else {
-		e.walkTD(tc, p, f, iid, ok, ipOnlyDone)
-	}
+	e.walkTD(tc, p, f, iid, ok, ipOnlyDone)
 	tc.Queue.Finalize()
 }
 
-// walkProto0 is walkTD for a packet with an IP layer, protocol 0 (an IPv6 header chain that
-// stopped before a transport, IPv4 protocol 0) and decoder events. Suricata inspects such a
-// packet with its decoder-event rule group (SigMatchSignaturesGetSgh), so only the
-// decoder-event-only rules run, besides the IP-only rules, which its IP-only engine matches
-// before any rule group.
-func (e *Engine) walkProto0(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, iid int, ok, ipOnlyDone bool) {
-	cs := tc.cands
-	for ; ok; iid, ok = cs.Next(iid + 1) {
-		r := e.rules[iid]
-		if !r.fw && (r.deOnly || r.ipOnly && !ipOnlyDone) && r.matches(tc, p) {
+// inspectProto0 queues the matches of a packet with an IP layer, protocol 0 (an IPv6 header
+// chain that stopped before a transport, IPv4 protocol 0) and decoder events. Suricata
+// inspects such a packet with its decoder-event rule group (SigMatchSignaturesGetSgh), so only
+// the decoder-event-only rules run, besides the IP-only rules, which its IP-only engine
+// matches before any rule group; in a passed flow only the IP-only rules run. No firewall
+// rule is in that group (firewall mode then applies the packet policy).
+func (e *Engine) inspectProto0(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
+	if !e.collect(tc, p, f, dir) {
+		return
+	}
+	ipOnlyDone := f != nil && f.IPOnlyDone[dir]
+	tc.pst.StartPacket()
+	tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
+	if f != nil {
+		f.IPOnlyDone[dir] = true
+	}
+	iid, ok := tc.cands.Next(0)
+	if f != nil && f.Action == flow.ActionPass {
+		e.walkIPOnly(tc, p, f, iid, ok, ipOnlyDone)
+		return
+	}
+	for cs := tc.cands; ok; iid, ok = cs.Next(iid + 1) {
+		// Firewall rules always have a hook, so they are never decoder-event-only or IP-only.
+		if r := e.rules[iid]; (r.deOnly || r.ipOnly && !ipOnlyDone) && r.matches(tc, p) {
 			e.addTD(tc, r, p, f)
 		}
 	}
