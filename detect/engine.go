@@ -29,7 +29,6 @@ import (
 	"github.com/meerkat-ids/meerkat/detect/threshold"
 	"github.com/meerkat-ids/meerkat/firewall"
 	"github.com/meerkat-ids/meerkat/flow"
-	"github.com/meerkat-ids/meerkat/output"
 	"github.com/meerkat-ids/meerkat/prefilter/broad"
 	"github.com/meerkat-ids/meerkat/rules"
 )
@@ -42,11 +41,9 @@ type Config struct {
 	PacketAlertMax int
 	// MPMCacheDir enables the Hyperscan database cache (detect.sgh-mpm-caching-path); "" off.
 	MPMCacheDir string
-	// Classifications give classtype descriptions and default priorities.
+	// Classifications give classtype default priorities, which order the rules.
 	Classifications map[string]config.Classification
-	// References are reference.config's URL prefixes by (lower-case) system name.
-	References map[string]string
-	// IPS makes drop rules "blocked" in alert records.
+	// IPS is inline mode (drop and reject rules act on packets).
 	IPS bool
 	// Firewall is firewall mode: rules loaded from firewall rule files (rules.Rule.Firewall)
 	// are evaluated first, per table, in file order, and a packet no rule accepts gets the
@@ -119,8 +116,12 @@ type Rule struct {
 	Src *rules.Rule
 	// tags are the rule's tag keywords.
 	tags []tagSpec
-	// Alert is the part of an EVE alert record that comes from the rule.
-	Alert output.Alert
+	// severity is the rule's priority (its priority keyword, else its classtype's), which
+	// orders the rules.
+	severity int
+	// logID numbers the rule for the outputs, which look its record up by it: the iid, or
+	// for a firewall policy's synthetic rule Engine.Len() plus its table.
+	logID uint32
 	// event is the first decoder event the rule's decode-event keywords require
 	// (decode.EventNone without one): a rule without a fast pattern is a candidate only for
 	// packets that carry it (Suricata's signature mask skips it for packets without events;
@@ -130,6 +131,20 @@ type Rule struct {
 	// with IP-only ones, evaluated on packets of protocol 0 that carry decoder events, also
 	// without an IP layer (Suricata's decoder_event_sgh).
 	deOnly bool
+}
+
+// LogID is the number the outputs know the rule by: its iid, or for a firewall policy's
+// synthetic rule (PolicyRules) Len() plus its table. Outputs build each rule's record part
+// once at start-up and look it up by this number.
+func (r *Rule) LogID() uint32 { return r.logID }
+
+// Firewall reports the rule's firewall hook and policy as EVE writes them ("packet:filter",
+// "drop:flow,alert"); ok is false for a threat-detection rule.
+func (r *Rule) Firewall() (hook, policy string, ok bool) {
+	if !r.fw {
+		return "", "", false
+	}
+	return r.table.String(), firewall.Policy{Action: r.Action, Scope: r.scope}.String(), true
 }
 
 // headerOrder orders the broad-rule index: firewall rules first, in iid order (a flow
@@ -380,7 +395,7 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 	e.rules = compiled
 	e.thresholds = threshold.NewSet(threshold.Config{MaxEntries: cfg.ThresholdMaxEntries}, cfg.Thresholds)
 	for i, r := range compiled {
-		r.IID = uint32(i)
+		r.IID, r.logID = uint32(i), uint32(i)
 		if terr := e.thresholds.Add(r.IID, r.Src); terr != nil {
 			return nil, errs, fmt.Errorf("detect: thresholds: %w", terr)
 		}
@@ -438,6 +453,13 @@ func (e *Engine) Rule(iid uint32) *Rule { return e.rules[iid] }
 
 // Len is the number of compiled rules.
 func (e *Engine) Len() int { return len(e.rules) }
+
+// PolicyRules returns the synthetic rules of the firewall's packet policies that alert
+// (Suricata's AddPktPolicySignature), by table; nil where a policy does not alert.
+func (e *Engine) PolicyRules() []*Rule { return e.policyRules[:] }
+
+// IsFirewall reports whether the engine runs in firewall mode.
+func (e *Engine) IsFirewall() bool { return e.firewall }
 
 // compile turns one parsed rule into one compiled rule, or two for a `<>` rule (Suricata
 // duplicates those with source and destination swapped).
@@ -528,14 +550,12 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 			c.toFlow = true
 		}
 	}
-	c.Alert = e.alertInfo(r, c.Action)
-	if e.firewall {
-		c.Alert.Engine = "td"
-		if c.fw {
-			c.Alert.Engine = "fw"
-			c.Alert.FirewallHook = c.table.String()
-			c.Alert.FirewallPolicy = firewall.Policy{Action: c.Action, Scope: c.scope}.String()
-		}
+	c.severity = 3
+	if cl, ok := e.cfg.Classifications[strings.ToLower(r.Classtype)]; ok {
+		c.severity = cl.Priority
+	}
+	if r.Priority > 0 {
+		c.severity = r.Priority
 	}
 	out := []*Rule{c}
 	if h.Direction == rules.DirBoth && !sameSides(h) {
@@ -606,74 +626,6 @@ func clonePort(p *rules.Port) *rules.Port {
 	c := *p
 	c.Ranges = append([]rules.PortRange(nil), p.Ranges...)
 	return &c
-}
-
-// alertInfo prepares what alert records print about the rule.
-func (e *Engine) alertInfo(r *rules.Rule, act alert.Action) output.Alert {
-	a := output.Alert{GID: r.GID, SID: r.SID, Rev: r.Rev, Msg: r.Msg, Severity: 3, TxID: -1,
-		Drop: act&alert.ActionDrop != 0, Target: r.Target}
-	if r.GID == 0 {
-		a.GID = 1
-	}
-	if cl, ok := e.cfg.Classifications[strings.ToLower(r.Classtype)]; ok {
-		a.Category = cl.Description
-		a.Severity = cl.Priority
-	}
-	if r.Priority > 0 {
-		a.Severity = r.Priority
-	}
-	a.Blocked = act&(alert.ActionReject|alert.ActionRejectDst|alert.ActionRejectBoth) != 0 ||
-		act&alert.ActionDrop != 0 && e.cfg.IPS
-	if len(r.References) > 0 {
-		var j output.JSON
-		j.B = append(j.B, '[')
-		for i, ref := range r.References {
-			if i > 0 {
-				j.B = append(j.B, ',')
-			}
-			j.B = output.AppendJSONString(j.B, e.referenceText(ref))
-		}
-		j.B = append(j.B, ']')
-		a.References = j.B
-	}
-	if len(r.Metadata) > 0 {
-		m := map[string][]string{}
-		var keys []string
-		for _, md := range r.Metadata {
-			if _, ok := m[md.Key]; !ok {
-				keys = append(keys, md.Key)
-			}
-			m[md.Key] = append(m[md.Key], md.Value)
-		}
-		// Keys in first-seen order, as Suricata writes them.
-		var j output.JSON
-		j.Begin()
-		for _, k := range keys {
-			j.Array(k)
-			for _, v := range m[k] {
-				j.ElemString(v)
-			}
-			j.Close(']')
-		}
-		j.End()
-		a.Metadata = append([]byte(nil), j.B...)
-	}
-	return a
-}
-
-// referenceText is how Suricata prints a reference (DetectReferenceParse, AlertJsonReference):
-// a scheme written in the value ("url,https://x") is kept; otherwise reference.config's URL
-// prefix for the system goes in front, "undefined" for a system it does not know.
-func (e *Engine) referenceText(ref rules.Reference) string {
-	id := ref.ID
-	if ref.Scheme {
-		return ref.System + "://" + id
-	}
-	prefix, ok := e.cfg.References[strings.ToLower(ref.System)]
-	if !ok {
-		prefix = "undefined"
-	}
-	return prefix + id
 }
 
 // actionOrder maps action flags to their rank in action-order.
@@ -755,7 +707,7 @@ func xbitsClass(r *rules.Rule, pair bool) int {
 	return varClass(set, read)
 }
 
-func priority(r *Rule) int { return r.Alert.Severity }
+func priority(r *Rule) int { return r.severity }
 
 // sortKey is a rule's place in Suricata 8's threat-detection order (reference §5.2): action
 // order, then writers of flowbits, flowints, hostbits and ippair bits before readers before

@@ -385,19 +385,6 @@ func TestIPOnlyOncePerDirection(t *testing.T) {
 	}
 }
 
-func TestReferences(t *testing.T) {
-	rs := mustRules(t, `alert tcp any any -> any any (content:"x"; reference:cve,2020-1234; reference:url,https://example.org/a; reference:nosuch,abc; reference:url,www.example.com/b; sid:1;)`)
-	e, _, err := Build(rs, Config{References: map[string]string{"cve": "http://cve.mitre.org/cgi-bin/cvename.cgi?name=", "url": "http://"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	want := `["http://cve.mitre.org/cgi-bin/cvename.cgi?name=2020-1234","https://example.org/a","undefinedabc","http://www.example.com/b"]`
-	if got := string(e.Rules()[0].Alert.References); got != want {
-		t.Errorf("references %s\nwant %s", got, want)
-	}
-}
-
 // TestScanErrorFallsBackToAllGroupRules makes the Hyperscan scan fail (scratch space allocated
 // for another, smaller database) and checks that the packet still gets every alert it should:
 // a failed scan must not read as "no pattern matched".

@@ -6,7 +6,6 @@ import (
 	"github.com/meerkat-ids/meerkat/detect/threshold"
 	"github.com/meerkat-ids/meerkat/firewall"
 	"github.com/meerkat-ids/meerkat/flow"
-	"github.com/meerkat-ids/meerkat/output"
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
@@ -141,11 +140,8 @@ func (e *Engine) buildPolicyRules() {
 			continue
 		}
 		// iid 0: Suricata's policy signature is zeroed memory, so it sorts first in its table.
-		r := &Rule{IID: 0, Action: pol.Action, fw: true, table: t, scope: pol.Scope}
-		r.Alert = output.Alert{GID: firewall.PolicyGID, SID: firewall.PolicySID, Rev: firewall.PolicyRev,
-			Msg: firewall.PolicyMsg, Severity: 3, TxID: -1, Drop: pol.Action&alert.ActionDrop != 0,
-			Blocked: pol.Action&(alert.ActionDrop|alert.ActionReject|alert.ActionRejectDst|alert.ActionRejectBoth) != 0,
-			Engine:  "fw", FirewallHook: t.String(), FirewallPolicy: pol.String()}
+		r := &Rule{IID: 0, Action: pol.Action, fw: true, table: t, scope: pol.Scope, severity: 3,
+			logID: uint32(len(e.rules)) + uint32(t)}
 		e.policyRules[t] = r
 	}
 }

@@ -109,7 +109,11 @@ func (h *fwHarness) packet(p *decode.Packet) (fwResult, *flow.Flow) {
 		res.verdict = "accept"
 	}
 	for _, r := range tc.FirewallAlerts() {
-		res.fw = append(res.fw, r.Alert.SID)
+		sid := uint32(firewall.PolicySID) // a policy's synthetic rule has no parsed rule
+		if r.Src != nil {
+			sid = r.Src.SID
+		}
+		res.fw = append(res.fw, sid)
 	}
 	for _, en := range tc.Queue.Entries() {
 		res.td = append(res.td, e.Rule(en.IID).Src.SID)
@@ -281,11 +285,11 @@ func TestFirewallPreStream(t *testing.T) {
 func TestFirewallAlertRecordFields(t *testing.T) {
 	h := newFWHarness(t, []string{`drop:flow,alert udp:all any any -> any 53 (msg:"dns"; sid:9;)`}, []string{`alert udp any any -> any 1 (sid:100;)`}, nil)
 	r := h.e.Rules()[0]
-	if r.Alert.Engine != "fw" || r.Alert.FirewallHook != "packet:filter" || r.Alert.FirewallPolicy != "drop:flow,alert" || !r.Alert.Blocked {
-		t.Errorf("fw alert %+v", r.Alert)
+	if hook, policy, ok := r.Firewall(); !ok || hook != "packet:filter" || policy != "drop:flow,alert" || r.Action&alert.ActionDrop == 0 {
+		t.Errorf("fw rule: %q %q %v action %v", hook, policy, ok, r.Action)
 	}
-	if td := h.e.Rules()[1]; td.Alert.Engine != "td" || td.Alert.FirewallHook != "" {
-		t.Errorf("td alert %+v", td.Alert)
+	if _, _, ok := h.e.Rules()[1].Firewall(); ok {
+		t.Errorf("td rule reports a firewall hook")
 	}
 }
 

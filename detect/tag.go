@@ -129,7 +129,11 @@ func countTags(list []flow.Tag, p *decode.Packet) ([]flow.Tag, bool, int) {
 func (e *Engine) installTags(r *Rule, p *decode.Packet, f *flow.Flow) {
 	now := p.Timestamp.Unix()
 	for _, s := range r.tags {
-		t := flow.Tag{SID: r.Src.SID, GID: r.Alert.GID, Metric: s.metric, Count: s.count, First: now, Last: now}
+		gid := r.Src.GID
+		if gid == 0 {
+			gid = 1
+		}
+		t := flow.Tag{SID: r.Src.SID, GID: gid, Metric: s.metric, Count: s.count, First: now, Last: now}
 		if s.session {
 			if f != nil {
 				f.Tags, _ = addTag(f.Tags, t)

@@ -66,6 +66,9 @@ type Config struct {
 	Engine *detect.Engine
 	// Hosts stores xbits and hostbits for all workers (nil: those keywords never match).
 	Hosts *match.HostTable
+	// RuleAlerts is what alert records take from the configuration besides the rules
+	// (classification.config, reference.config); IPS and Firewall below complete it.
+	RuleAlerts output.RuleAlertConfig
 	// IPS marks drop rules' alerts as blocked and prints [Drop] in fast.log.
 	IPS bool
 	// Firewall is firewall mode (the engine was built with it; IPS is set too): verdicts come
@@ -75,6 +78,19 @@ type Config struct {
 	RulesLoaded, RulesFailed, RulesSkipped uint64
 	// Warn receives warnings (truncated capture ...). May be nil.
 	Warn func(msg string)
+
+	// alerts is the rule part of alert records, built once for all workers.
+	alerts ruleAlerts
+}
+
+// ruleAlerts returns the rule part of alert records for cfg's engine, built on first use.
+func (cfg *Config) ruleAlerts() ruleAlerts {
+	if cfg.alerts == nil && cfg.Engine != nil {
+		rc := cfg.RuleAlerts
+		rc.IPS, rc.Firewall = cfg.IPS || cfg.Firewall, cfg.Firewall
+		cfg.alerts = newRuleAlerts(cfg.Engine, rc)
+	}
+	return cfg.alerts
 }
 
 // Result summarises a run.

@@ -28,6 +28,7 @@ type worker struct {
 	eve     output.Buffer
 	fast    output.Buffer
 	tc      *detect.ThreadCtx // nil without detection
+	alerts  ruleAlerts        // the rule part of alert records, by detect.Rule.LogID
 	line    []byte            // fast.log line scratch
 	ips     ipsCounters
 	fwc     fwCounters
@@ -63,6 +64,7 @@ func newWorker(id, n int, cfg *Config) (*worker, error) {
 			return nil, err
 		}
 		w.tc = tc
+		w.alerts = cfg.ruleAlerts()
 	}
 	return w, nil
 }
@@ -174,7 +176,7 @@ func (w *worker) handle(p *decode.Packet) {
 	reason := alert.ReasonRules
 	var by *output.Alert
 	if en, ok := q.FirstDrop(); ok {
-		by = &e.Rule(en.IID).Alert
+		by = w.alerts.of(e.Rule(en.IID))
 		if en.Flags&alert.FlagRateFiltered != 0 {
 			reason = alert.ReasonThreshold
 		}
@@ -299,10 +301,10 @@ func (w *worker) logAlerts(p *decode.Packet, f *flow.Flow, dir flow.Direction, f
 		}
 	}
 	for _, r := range fwAlerts {
-		one(&r.Alert)
+		one(w.alerts.of(r))
 	}
 	for _, en := range entries {
-		one(&e.Rule(en.IID).Alert)
+		one(w.alerts.of(e.Rule(en.IID)))
 	}
 }
 
@@ -341,14 +343,14 @@ func (w *worker) firewallVerdict(p *decode.Packet, f *flow.Flow, dir flow.Direct
 	var by *output.Alert
 	sigDrop := false
 	for _, r := range w.tc.FirewallAlerts() {
-		if r.Alert.Blocked {
-			by = &r.Alert
+		if a := w.alerts.of(r); a.Blocked {
+			by = a
 			break
 		}
 	}
 	if by == nil {
 		for _, en := range w.tc.Queue.Entries() {
-			if a := &w.cfg.Engine.Rule(en.IID).Alert; a.Blocked {
+			if a := w.alerts.of(w.cfg.Engine.Rule(en.IID)); a.Blocked {
 				by = a
 				break
 			}
@@ -357,7 +359,7 @@ func (w *worker) firewallVerdict(p *decode.Packet, f *flow.Flow, dir flow.Direct
 	if r := w.tc.FirstDropRule(); r != nil {
 		sigDrop = true
 		if by == nil {
-			by = &r.Alert
+			by = w.alerts.of(r)
 		}
 	}
 	w.dropRecord(p, f, dir, v.Reason, by, sigDrop)

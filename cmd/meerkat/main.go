@@ -194,6 +194,7 @@ func execute(o *options, stdout, stderr io.Writer) error {
 	pc.Firewall = fw != nil
 	if rs.engine != nil && (rs.engine.Len() > 0 || fw != nil) {
 		pc.Engine = rs.engine
+		pc.RuleAlerts = output.RuleAlertConfig{Classifications: rs.classifications, References: rs.references}
 		pc.Hosts = match.NewHostTable(st.Host.HashSize * 4)
 	}
 	if o.verbose > 0 {

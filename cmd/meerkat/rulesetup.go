@@ -120,7 +120,7 @@ func loadRules(o *options, st *config.Settings, fw *firewallSetup, files []strin
 	}
 	dc := detect.Config{
 		ActionOrder: st.ActionOrder, PacketAlertMax: st.PacketAlertMax, MPMCacheDir: cache,
-		Classifications: rs.classifications, References: rs.references, IPS: o.simulateIPS, Thresholds: rs.thresholds,
+		Classifications: rs.classifications, IPS: o.simulateIPS, Thresholds: rs.thresholds,
 		Grouping: grouping(st, stderr),
 	}
 	if fw != nil {
