@@ -57,9 +57,12 @@ type Config struct {
 	// (for comparisons); by default they go through the broad-rule index.
 	NoBroadIndex bool
 	// Thresholds are the threshold.config entries; ThresholdMaxEntries bounds the tracking
-	// tables (0: the package default).
+	// tables (0: the package default) when State is nil.
 	Thresholds          []rules.ThresholdEntry
 	ThresholdMaxEntries int
+	// State is the mutable state to continue from, normally the State of the engine this one
+	// replaces; nil starts afresh.
+	State *State
 }
 
 // Rule is one compiled rule. The fields a candidate walk reads (flags, header, programs) come
@@ -211,8 +214,8 @@ type Engine struct {
 	rules []*Rule
 	// useBroad is false when Config.NoBroadIndex asked for the per-protocol lists.
 	useBroad bool
-	// firewall is set in firewall mode; hasTags when a rule uses the tag keyword (tagHosts
-	// then holds the host tags).
+	// firewall is set in firewall mode; hasTags when a rule uses the tag keyword (packets are
+	// then counted against the flow's and the State's host tags).
 	firewall bool
 	hasTags  bool
 	// hasPreFlow and hasPreStream say whether the pre_flow and pre_stream hook tables hold
@@ -251,7 +254,9 @@ type Engine struct {
 	preFlow   []uint32
 	preStream [2][]uint32
 	policies  *firewall.Policies
-	tagHosts  *TagHosts
+	// state is the mutable state (threshold tables, host tags): not the engine's own, it
+	// passes to the next engine.
+	state *State
 	// sgh holds the signature groups and their Hyperscan databases of pkt_data fast
 	// patterns: by IP protocol, direction and server port, as Suricata groups rules, so a
 	// packet is scanned only for the patterns of rules that can apply to it.
@@ -321,7 +326,10 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 			cfg.Policies = firewall.DefaultPolicies()
 		}
 	}
-	e = &Engine{cfg: cfg, names: match.NewNames(), firewall: cfg.Firewall, policies: cfg.Policies}
+	if cfg.State == nil {
+		cfg.State = NewState(cfg.ThresholdMaxEntries)
+	}
+	e = &Engine{cfg: cfg, names: match.NewNames(), firewall: cfg.Firewall, policies: cfg.Policies, state: cfg.State}
 	// The first compilation (which finds the rules that cannot be evaluated) runs in gid:sid
 	// order whatever the order of rs, so that its cost does not depend on the rule files'
 	// order; results and errors are then taken in the order of rs.
@@ -393,7 +401,7 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 		compiled[i], again[c.Src] = variants[0], variants[1:]
 	}
 	e.rules = compiled
-	e.thresholds = threshold.NewSet(threshold.Config{MaxEntries: cfg.ThresholdMaxEntries}, cfg.Thresholds)
+	e.thresholds = threshold.NewSet(threshold.Config{Tables: e.state.thresholds}, cfg.Thresholds)
 	for i, r := range compiled {
 		r.IID, r.logID = uint32(i), uint32(i)
 		if terr := e.thresholds.Add(r.IID, r.Src); terr != nil {
@@ -421,9 +429,6 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 		pf := e.pktPolicy[firewall.TablePacketFilter]
 		e.quietFilterPolicy = pf.Scope == rules.ScopeHook && pf.Action&alert.ActionAccept != 0 &&
 			pf.Action&(alert.ActionAlert|alert.ActionDrop) == 0 && e.policyRules[firewall.TablePacketFilter] == nil
-	}
-	if e.hasTags {
-		e.tagHosts = NewTagHosts()
 	}
 	if err := e.buildPrefilter(); err != nil {
 		return nil, errs, err

@@ -148,7 +148,7 @@ func (e *Engine) installTags(r *Rule, p *decode.Packet, f *flow.Flow) {
 		if !addr.IsValid() {
 			continue
 		}
-		h := e.tagHosts
+		h := e.state.tagHosts
 		h.mu.Lock()
 		list, ok := h.hosts[addr]
 		if ok || len(h.hosts) < tagMaxHosts {
@@ -169,7 +169,7 @@ func (e *Engine) handleTags(p *decode.Packet, f *flow.Flow) bool {
 	if f != nil && len(f.Tags) > 0 {
 		f.Tags, tagged, _ = countTags(f.Tags, p)
 	}
-	h := e.tagHosts
+	h := e.state.tagHosts
 	if h.n.Load() == 0 || p.IPVersion == 0 {
 		return tagged
 	}

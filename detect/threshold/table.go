@@ -8,17 +8,26 @@ import (
 	"github.com/meerkat-ids/meerkat/flow"
 )
 
+// ruleID identifies a rule in the tracking tables independently of the engine that compiled
+// it, so that an engine built on a reload finds the entries of the one before (Suricata keys
+// them by sid, gid and rev): half tells apart the two directions of a `<>` rule, which Meerkat
+// tracks apart.
+type ruleID struct {
+	gid, sid, rev uint32
+	half          uint32
+}
+
 // key identifies one tracking entry: the rule and, by track, the source or destination
 // address (a), both addresses lower first (a, b), nothing (by_rule) or the flow (f). It holds
 // no per-packet memory, so lookups do not allocate.
 type key struct {
-	iid  uint32
+	rule ruleID
 	a, b netip.Addr
 	f    *flow.Flow
 }
 
 func (k *key) hash(flowHash uint32) uint32 {
-	h := k.iid*0x9e3779b1 ^ flowHash
+	h := (k.rule.sid*0x9e3779b1 ^ k.rule.gid*0x85ebca6b ^ k.rule.rev*0xc2b2ae35 ^ k.rule.half) ^ flowHash
 	if k.a.IsValid() {
 		h = mixAddr(h, k.a)
 	}
@@ -87,7 +96,7 @@ const evictSample = 16
 // table full of live entries does not sweep on every new key); if that frees nothing it
 // evicts the least recently used of a sample of entries (Suricata reuses a live entry when the
 // memcap is reached, THashGetUsed, and sets memcap_reached).
-func (s *Set) makeRoom(sh *shard, now int64) {
+func (s *Tables) makeRoom(sh *shard, now int64) {
 	if now >= sh.nextSweep {
 		sh.nextSweep = now + usecPerSec
 		n := 0
@@ -129,7 +138,7 @@ func (s *Set) makeRoom(sh *shard, now int64) {
 // time; calling it is optional, since a full table expires entries by itself. Note that, as in
 // Suricata, an address-tracked rate_filter entry expires with its counting window even if
 // its new action's timeout is longer.
-func (s *Set) Expire(now time.Time) int {
+func (s *Tables) Expire(now time.Time) int {
 	t := now.UnixMicro()
 	total := 0
 	for i := range s.shards {
@@ -157,19 +166,26 @@ func (s *Set) ForgetFlow(f *flow.Flow) {
 	if f == nil || len(s.flowRules) == 0 {
 		return
 	}
+	t := s.tables
 	for _, iid := range s.flowRules {
-		k := key{iid: iid, f: f}
-		sh := &s.shards[k.hash(f.Hash)&s.mask]
+		k := key{rule: s.rules[iid].id, f: f}
+		sh := &t.shards[k.hash(f.Hash)&t.mask]
 		sh.mu.Lock()
 		if _, ok := sh.m[k]; ok {
 			delete(sh.m, k)
-			s.count.Add(-1)
+			t.count.Add(-1)
 		}
 		sh.mu.Unlock()
 	}
 }
 
+// Expire removes the entries whose time window has passed at now (Tables.Expire).
+func (s *Set) Expire(now time.Time) int { return s.tables.Expire(now) }
+
 // Stats returns the tables' counters.
-func (s *Set) Stats() Stats {
+func (s *Set) Stats() Stats { return s.tables.Stats() }
+
+// Stats returns the tables' counters.
+func (s *Tables) Stats() Stats {
 	return Stats{Entries: s.count.Load(), Expired: s.expired.Load(), Evicted: s.evicted.Load()}
 }

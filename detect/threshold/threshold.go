@@ -24,6 +24,9 @@ type Config struct {
 	// MaxEntries bounds the number of tracked (rule, address/flow) entries in all. 0 or less
 	// means DefaultMaxEntries.
 	MaxEntries int
+	// Tables, when set, are the tracking tables to count in: those of the engine before a
+	// rebuild, so counting continues across it. MaxEntries is then not used.
+	Tables *Tables
 }
 
 // DefaultMaxEntries is the table bound used when Config.MaxEntries is not set: roughly what
@@ -138,6 +141,8 @@ type suppress struct {
 
 // ruleRate is everything that applies to one rule.
 type ruleRate struct {
+	// id names the rule in the tracking tables.
+	id ruleID
 	// th is the single threshold-list entry (rule keyword or threshold.config), nil if none.
 	// Suricata's precedence rules (SetupThresholdRule) keep at most one per rule.
 	th *td
@@ -159,11 +164,40 @@ type Stats struct {
 	Evicted uint64
 }
 
+// Tables are the threshold tracking tables: what thresholds, detection_filters and
+// rate_filters have counted so far. They are the mutable state of rate decisions, apart from
+// the rule settings of a Set, so that the Set of a rebuilt engine (a rule reload) takes them
+// over and counting goes on (Config.Tables). Safe for concurrent use.
+type Tables struct {
+	shards   []shard
+	mask     uint32
+	shardCap int
+
+	expired, evicted atomic.Uint64
+	count            atomic.Int64
+}
+
+// NewTables returns empty tracking tables bounded at maxEntries (0: DefaultMaxEntries).
+func NewTables(maxEntries int) *Tables {
+	if maxEntries <= 0 {
+		maxEntries = DefaultMaxEntries
+	}
+	n := 1
+	for n < 64 && maxEntries/(n*2) >= 256 {
+		n *= 2
+	}
+	t := &Tables{shards: make([]shard, n), mask: uint32(n - 1), shardCap: (maxEntries + n - 1) / n}
+	for i := range t.shards {
+		t.shards[i].m = make(map[key]entry)
+	}
+	return t
+}
+
 // Set holds, for one engine, every rule's rate settings: the rule's own threshold /
 // detection_filter keywords and the threshold.config entries that apply to it (Suricata's
 // precedence: a threshold.config threshold/event_filter replaces the rule's threshold keyword;
 // suppress entries add; rate_filter entries add; gen_id 0 sig_id 0 / sig_id 0 entries apply to
-// all rules / all rules of a gid).
+// all rules / all rules of a gid). What has been counted lives in its Tables.
 //
 // Add must be called for every rule before Decide is used; after that Decide, Expire,
 // ForgetFlow and Stats are safe for concurrent use.
@@ -177,22 +211,25 @@ type Set struct {
 
 	rules     []*ruleRate
 	flowRules []uint32 // iids tracking by_flow (for ForgetFlow)
+	// halves counts the rules added per parsed rule, to number the halves of a `<>` rule.
+	halves map[*rules.Rule]uint32
 
-	shards   []shard
-	mask     uint32
-	shardCap int
-
-	expired, evicted atomic.Uint64
-	count            atomic.Int64
+	tables *Tables
 }
 
-// NewSet prepares a Set for the threshold.config entries (in file order). Entries Suricata
-// rejects when applying them (gen_id 0 with a non-zero sig_id; count 0 on threshold and
-// rate_filter lines) are ignored.
+// NewSet prepares a Set for the threshold.config entries (in file order), counting in
+// cfg.Tables, or in new tables of cfg.MaxEntries when that is nil. Entries Suricata rejects
+// when applying them (gen_id 0 with a non-zero sig_id; count 0 on threshold and rate_filter
+// lines) are ignored.
 func NewSet(cfg Config, entries []rules.ThresholdEntry) *Set {
 	s := &Set{
-		byID:  map[[2]uint32][]int{},
-		byGID: map[uint32][]int{},
+		byID:   map[[2]uint32][]int{},
+		byGID:  map[uint32][]int{},
+		halves: map[*rules.Rule]uint32{},
+		tables: cfg.Tables,
+	}
+	if s.tables == nil {
+		s.tables = NewTables(cfg.MaxEntries)
 	}
 	for _, e := range entries {
 		if e.GID == 0 && e.SID != 0 {
@@ -213,22 +250,11 @@ func NewSet(cfg Config, entries []rules.ThresholdEntry) *Set {
 			s.byID[k] = append(s.byID[k], i)
 		}
 	}
-	max := cfg.MaxEntries
-	if max <= 0 {
-		max = DefaultMaxEntries
-	}
-	n := 1
-	for n < 64 && max/(n*2) >= 256 {
-		n *= 2
-	}
-	s.shards = make([]shard, n)
-	s.mask = uint32(n - 1)
-	s.shardCap = (max + n - 1) / n
-	for i := range s.shards {
-		s.shards[i].m = make(map[key]entry)
-	}
 	return s
 }
+
+// Tables returns the tracking tables the set counts in.
+func (s *Set) Tables() *Tables { return s.tables }
 
 // Add registers rule iid (with its parsed rule) and returns an error for combinations Suricata
 // refuses. Call for every rule before Decide.
@@ -249,7 +275,8 @@ func (s *Set) Add(iid uint32, r *rules.Rule) error {
 	if r.Threshold != nil && r.DetectionFilter != nil {
 		return fmt.Errorf("\"detection_filter\" and \"threshold\" are not allowed in the same rule")
 	}
-	rr := &ruleRate{}
+	rr := &ruleRate{id: ruleID{gid: r.GID, sid: r.SID, rev: r.Rev, half: s.halves[r]}}
+	s.halves[r]++
 	if t := r.Threshold; t != nil {
 		th, err := keywordThreshold(t)
 		if err != nil {
@@ -461,7 +488,7 @@ func (s *Set) check(iid uint32, th *td, p *decode.Packet, f *flow.Flow) (res int
 	if th.kind == kThreshold && th.count == 1 {
 		return resAlert, false
 	}
-	k := key{iid: iid}
+	k := key{rule: s.rules[iid].id}
 	var fStart int64
 	var fHash uint32
 	switch th.track {
@@ -485,7 +512,8 @@ func (s *Set) check(iid uint32, th *td, p *decode.Packet, f *flow.Flow) (res int
 		fStart, fHash = f.Start.UnixNano(), f.Hash
 	}
 	now := p.Timestamp.UnixMicro()
-	sh := &s.shards[k.hash(fHash)&s.mask]
+	t := s.tables
+	sh := &t.shards[k.hash(fHash)&t.mask]
 	sh.mu.Lock()
 	e, exists := sh.m[k]
 	ok := exists
@@ -494,10 +522,10 @@ func (s *Set) check(iid uint32, th *td, p *decode.Packet, f *flow.Flow) (res int
 	}
 	if !ok {
 		if !exists {
-			if len(sh.m) >= s.shardCap {
-				s.makeRoom(sh, now)
+			if len(sh.m) >= t.shardCap {
+				t.makeRoom(sh, now)
 			}
-			s.count.Add(1)
+			t.count.Add(1)
 		}
 		e = entry{flowStart: fStart, flowHash: fHash}
 		res = setup(th, &e, now)
