@@ -151,7 +151,7 @@ func (r *Rule) Firewall() (hook, policy string, ok bool) {
 }
 
 // headerOrder orders the broad-rule index: firewall rules first, in iid order (a flow
-// direction's cached candidates keep them at the front, flow.BroadCache.NFW), then the other
+// direction's cached candidates keep them at the front, broadCache.nFW), then the other
 // rules by their header fields as written (source, destination, protocols, ports, IP
 // version), which clusters them.
 func headerOrder(a, b *Rule) int {

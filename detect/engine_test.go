@@ -218,11 +218,11 @@ func TestPrefilterMatchesBruteForce(t *testing.T) {
 				dir = flow.Direction(rng.IntN(2))
 				key := fmt.Sprint(p.SrcIP, p.SrcPort, p.DstIP, p.DstPort, p.IPProto, dir)
 				if fl = flows[key]; fl == nil {
-					fl = &flow.Flow{}
+					fl = flow.NewDetached()
 					flows[key] = fl
 				}
 			}
-			ipOnlyDone := fl != nil && fl.IPOnlyDone[dir]
+			ipOnlyDone := fl != nil && tc.flows.at(fl, e).ipOnlyDone[dir]
 			e.Inspect(tc, p, fl, dir)
 			var got []uint32
 			for _, en := range tc.Queue.Entries() {
@@ -365,7 +365,7 @@ func TestIPOnlyOncePerDirection(t *testing.T) {
 	}
 	tc, _ := e.NewThreadCtx(nil)
 	defer tc.Close()
-	f := &flow.Flow{}
+	f := flow.NewDetached()
 	var got []string
 	for i := 0; i < 3; i++ {
 		e.Inspect(tc, tcpPacket("10.0.0.1", "192.168.0.1", 1000, 80, "x"), f, flow.ToServer)

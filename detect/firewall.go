@@ -159,6 +159,7 @@ func (e *Engine) policy(t firewall.Table) firewall.Policy {
 // DetectRunPacketHook does. It reports whether the packet is dropped; the caller then sets the
 // hook's drop reason (tc.Verdict keeps an earlier one).
 func (e *Engine) RunHook(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction, t firewall.Table) bool {
+	tc.begin(e, p, f, dir)
 	tc.fw.startRun()
 	list := e.preFlow
 	if t == firewall.TablePreStream {
@@ -174,7 +175,6 @@ func (e *Engine) RunHook(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 	var action alert.Action
 	verdict := false
 	if !skipFW && p.IPVersion != 0 {
-		tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
 		flowStart := f != nil && f.PacketFlowStart()
 		for _, iid := range list {
 			r := e.rules[iid]
@@ -294,7 +294,7 @@ func (tc *ThreadCtx) logFW(r *Rule) {
 // quietFirewall reports whether inspectFirewallQuiet inspects p: its flow direction has its
 // firewall result cached as a quiet accept:hook rule, or the engine has no firewall rule and a
 // quiet packet:filter policy (quietNoFW).
-func (e *Engine) quietFirewall(p *decode.Packet, f *flow.Flow, dir flow.Direction) bool {
+func (e *Engine) quietFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) bool {
 	if f == nil || f.Accept || p.IPVersion == 0 || p.IPProto == 0 || len(e.rules) == 0 {
 		return false
 	}
@@ -304,8 +304,8 @@ func (e *Engine) quietFirewall(p *decode.Packet, f *flow.Flow, dir flow.Directio
 	if !e.useBroad {
 		return false
 	}
-	bc := &f.Broad[dir]
-	return bc.FWQuiet && bc.FWFirst != 0 && bc.Valid && !bc.Overflow
+	bc := &tc.fs.broad[dir]
+	return bc.fwQuiet && bc.fwFirst != 0 && bc.valid && !bc.overflow
 }
 
 // inspectFirewall is Inspect in firewall mode: the main detection run (DetectRun).
@@ -326,28 +326,24 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 			}
 		}
 	} else if len(e.rules) > 0 {
-		have := e.collect(tc, p, f, dir)
-		var bc *flow.BroadCache
-		if f != nil && e.useBroad {
-			bc = &f.Broad[dir]
+		have := e.collect(tc, p, dir)
+		var bc *broadCache
+		if e.useBroad {
+			bc = tc.broadCache()
 		}
 		stop := false
-		if bc != nil && bc.FWFirst != 0 && !skipFW {
+		if bc != nil && bc.fwFirst != 0 && !skipFW {
 			// This flow direction's firewall result is known: the same header-only rule
 			// decides (collect left the firewall candidates out). A quiet accept:hook rule's
 			// packets take inspectFirewallQuiet instead.
 			var done bool
-			stop, done = e.fwRuleMatched(tc, e.rules[bc.FWFirst-1], p, f, &action)
+			stop, done = e.fwRuleMatched(tc, e.rules[bc.fwFirst-1], p, f, &action)
 			verdict, skipFW = done, done
 		}
 		// With no candidate at all (and the firewall decided, or no firewall rule in reach),
 		// nothing can match: only the policy and the alert walk remain.
 		if have {
-			ipOnlyDone := f != nil && f.IPOnlyDone[dir]
-			tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
-			if f != nil {
-				f.IPOnlyDone[dir] = true
-			}
+			ipOnlyDone := tc.takeIPOnly()
 			flowStart := f != nil && f.PacketFlowStart()
 			passed := f != nil && f.Action == flow.ActionPass
 			// static: every firewall candidate so far depends only on the header and none matched
@@ -373,9 +369,9 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 					stop, done = e.fwRuleMatched(tc, r, p, f, &action)
 					if done {
 						verdict, skipFW = true, true
-						if static && bc != nil && bc.Valid && !bc.Overflow && r.IID < e.firstFWMPM {
-							bc.FWFirst = r.IID + 1
-							bc.FWQuiet = r.scope == rules.ScopeHook && r.Action&alert.ActionAccept != 0 &&
+						if static && bc != nil && bc.valid && !bc.overflow && r.IID < e.firstFWMPM {
+							bc.fwFirst = r.IID + 1
+							bc.fwQuiet = r.scope == rules.ScopeHook && r.Action&alert.ActionAccept != 0 &&
 								r.Action&(alert.ActionAlert|alert.ActionDrop) == 0
 						}
 						break
@@ -412,7 +408,7 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 }
 
 // inspectFirewallQuiet is inspectFirewall for the most common packet: its flow direction's
-// firewall result is a quiet accept:hook rule (BroadCache.FWQuiet), which accepts the
+// firewall result is a quiet accept:hook rule (broadCache.fwQuiet), which accepts the
 // packet:filter hook without an alert, or there are no firewall rules and the packet:filter
 // policy is such an accept:hook (quietNoFW), so only threat detection is left (quietFirewall
 // says which packets). It does what inspectFirewall does on that path, in a smaller function
@@ -420,10 +416,8 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 // and Inspect calls it directly, so that the general function's frame is not set up either.
 func (e *Engine) inspectFirewallQuiet(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
 	tc.fw.startRun()
-	if e.collect(tc, p, f, dir) {
-		ipOnlyDone := f.IPOnlyDone[dir]
-		tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
-		f.IPOnlyDone[dir] = true
+	if e.collect(tc, p, dir) {
+		ipOnlyDone := tc.takeIPOnly()
 		cs := tc.cands
 		iid, ok := cs.Next(0)
 		if ok && iid < e.nFW {
@@ -452,7 +446,7 @@ func (e *Engine) firewallFinalize(tc *ThreadCtx, p *decode.Packet, f *flow.Flow,
 			v.Action |= alert.ActionAccept
 		}
 		if td && e.hasTags {
-			e.finishTags(tc, p, f, false)
+			e.finishTags(tc, p, false)
 		}
 		return
 	}
@@ -477,7 +471,7 @@ func (e *Engine) firewallFinalize(tc *ThreadCtx, p *decode.Packet, f *flow.Flow,
 			tc.logFW(m.r)
 		}
 		if m.r.tags != nil {
-			e.installTags(m.r, p, f)
+			e.installTags(m.r, p, tc.fs)
 		}
 		if m.scope == rules.ScopeHook && !m.policy {
 			continue // accept:hook: the walk already skipped the table's other rules
@@ -525,7 +519,7 @@ func (e *Engine) firewallFinalize(tc *ThreadCtx, p *decode.Packet, f *flow.Flow,
 		}
 	}
 	if td && e.hasTags {
-		e.finishTags(tc, p, f, tdProcessed)
+		e.finishTags(tc, p, tdProcessed)
 	}
 	if defaultAccept && !skipFW && !dropped {
 		acceptPacket = true

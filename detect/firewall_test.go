@@ -94,6 +94,7 @@ func (h *fwHarness) packet(p *decode.Packet) (fwResult, *flow.Flow) {
 		case f != nil && f.Action == flow.ActionPass && f.Accept:
 			v.Action |= alert.ActionAccept
 		case h.general:
+			tc.begin(e, p, f, dir)
 			e.inspectFirewall(tc, p, f, dir)
 		default:
 			e.Inspect(tc, p, f, dir)
@@ -243,7 +244,7 @@ func TestFirewallHeaderOnlyCache(t *testing.T) {
 		if got := fmt.Sprintf("%s/%s/%v/%v", res.verdict, res.reason, res.fw, res.td); got != c.want {
 			t.Errorf("packet %d: %s, want %s", i+1, got, c.want)
 		}
-		if f.Broad[flow.ToServer].FWFirst != 0 {
+		if h.tc.flows.at(f, h.e).broad[flow.ToServer].fwFirst != 0 {
 			t.Errorf("packet %d: cached a rule behind a dsize rule", i+1)
 		}
 	}
@@ -256,7 +257,7 @@ func TestFirewallHeaderOnlyCache(t *testing.T) {
 		if got := fmt.Sprintf("%s/%s/%v/%v", res.verdict, res.reason, res.fw, res.td); got != "accept//[1]/[100]" {
 			t.Errorf("packet %d: %s", i+1, got)
 		}
-		if c := f.Broad[flow.ToServer].FWFirst; c == 0 || h.e.Rule(c-1).Src.SID != 1 {
+		if c := h.tc.flows.at(f, h.e).broad[flow.ToServer].fwFirst; c == 0 || h.e.Rule(c-1).Src.SID != 1 {
 			t.Errorf("packet %d: cached %d, want sid 1's iid", i+1, c)
 		}
 	}
@@ -442,8 +443,10 @@ func TestFirewallQuietPathMatchesGeneral(t *testing.T) {
 	}
 	h = newFWHarness(t, []string{`accept:hook udp:all any any -> any any (sid:1;)`}, td, nil)
 	h.packet(out())
-	f, dir := h.flows.Packet(out())
-	if !h.e.quietFirewall(out(), f, dir) {
+	pk := out()
+	f, dir := h.flows.Packet(pk)
+	h.tc.begin(h.e, pk, f, dir)
+	if !h.e.quietFirewall(h.tc, pk, f, dir) {
 		t.Error("a direction decided by a quiet accept:hook rule does not take the quiet path")
 	}
 }

@@ -23,7 +23,11 @@ type ThreadCtx struct {
 	Queue   *alert.Queue
 	pst     *payload.State
 	in      match.Input
-	bbuf    []uint64 // broad-rule index result
+	// flows is the worker's per-flow detection state and fs the current packet's flow's
+	// (nil without a flow); begin sets fs and in for each packet.
+	flows *FlowStates
+	fs    *flowState
+	bbuf  []uint64 // broad-rule index result
 	// Verdict is the packet's action in firewall mode (p->action and its drop reason); the
 	// hooks and the main inspection of one packet add to it, StartPacket clears it.
 	Verdict alert.PacketVerdict
@@ -40,7 +44,7 @@ type ThreadCtx struct {
 // NewThreadCtx makes a worker's context; hosts is the shared xbits/hostbits table (may be nil).
 func (e *Engine) NewThreadCtx(hosts *match.HostTable) (*ThreadCtx, error) {
 	tc := &ThreadCtx{e: e, cands: candidates.New(len(e.rules)), Queue: alert.New(e.cfg.PacketAlertMax),
-		pst: payload.NewState()}
+		pst: payload.NewState(), flows: &FlowStates{}}
 	tc.fw.init(tc.Queue.Max())
 	tc.tagged = make([]tagMatch, 0, 16)
 	tc.in.Hosts = hosts
@@ -76,6 +80,38 @@ func (tc *ThreadCtx) Close() {
 	}
 }
 
+// begin sets up the per-packet context of one detection run (Inspect, RunHook): the packet,
+// its flow and direction for the keyword matchers, and the flow's detection state. Every walk
+// of the run reads them from tc.
+func (tc *ThreadCtx) begin(e *Engine, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
+	tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
+	tc.fs = tc.flows.at(f, e)
+}
+
+// takeIPOnly reports whether the IP-only rules already ran in the packet's flow direction,
+// and marks them as run: Suricata evaluates them on the first packet of each direction only.
+// Without a flow they run on every packet.
+func (tc *ThreadCtx) takeIPOnly() bool {
+	fs := tc.fs
+	if fs == nil {
+		return false
+	}
+	done := fs.ipOnlyDone[tc.in.Dir]
+	fs.ipOnlyDone[tc.in.Dir] = true
+	return done
+}
+
+// ipOnlyDone reports whether the IP-only rules already ran in the packet's flow direction.
+func (tc *ThreadCtx) ipOnlyDone() bool { return tc.fs != nil && tc.fs.ipOnlyDone[tc.in.Dir] }
+
+// broadCache returns the packet's flow direction's broad-rule cache (nil without a flow).
+func (tc *ThreadCtx) broadCache() *broadCache {
+	if tc.fs == nil {
+		return nil
+	}
+	return &tc.fs.broad[tc.in.Dir]
+}
+
 // Inspect runs every rule that may apply to p and leaves the matches in tc.Queue, in iid
 // order. f is p's flow (nil when it has none) and dir its direction in it.
 //
@@ -83,8 +119,9 @@ func (tc *ThreadCtx) Close() {
 // hooks): firewall packet:filter rules, then threat detection, combined into tc.Verdict, with
 // the firewall's alerts in FirewallAlerts.
 func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
+	tc.begin(e, p, f, dir)
 	if e.firewall {
-		if e.quietFirewall(p, f, dir) {
+		if e.quietFirewall(tc, p, f, dir) {
 			e.inspectFirewallQuiet(tc, p, f, dir)
 			return
 		}
@@ -93,7 +130,7 @@ func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 	}
 	e.inspectIPS(tc, p, f, dir)
 	if e.hasTags {
-		e.finishTags(tc, p, f, true)
+		e.finishTags(tc, p, true)
 	}
 }
 
@@ -112,15 +149,11 @@ func (e *Engine) inspectIPS(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir f
 		tc.Queue.Finalize()
 		return
 	}
-	if !e.collect(tc, p, f, dir) {
+	if !e.collect(tc, p, dir) {
 		return
 	}
-	ipOnlyDone := f != nil && f.IPOnlyDone[dir]
+	ipOnlyDone := tc.takeIPOnly()
 	tc.pst.StartPacket()
-	tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
-	if f != nil {
-		f.IPOnlyDone[dir] = true
-	}
 	iid, ok := tc.cands.Next(0)
 	e.walkTD(tc, p, f, iid, ok, ipOnlyDone)
 	tc.Queue.Finalize()
@@ -133,15 +166,11 @@ func (e *Engine) inspectIPS(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir f
 // matches before any rule group; in a passed flow only the IP-only rules run. No firewall
 // rule is in that group (firewall mode then applies the packet policy).
 func (e *Engine) inspectProto0(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
-	if !e.collect(tc, p, f, dir) {
+	if !e.collect(tc, p, dir) {
 		return
 	}
-	ipOnlyDone := f != nil && f.IPOnlyDone[dir]
+	ipOnlyDone := tc.takeIPOnly()
 	tc.pst.StartPacket()
-	tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
-	if f != nil {
-		f.IPOnlyDone[dir] = true
-	}
 	iid, ok := tc.cands.Next(0)
 	if f != nil && f.Action == flow.ActionPass {
 		e.walkIPOnly(tc, p, f, iid, ok, ipOnlyDone)
@@ -177,7 +206,6 @@ func (e *Engine) addEventRules(cs *candidates.Set, events *decode.EventSet) {
 // flow.
 func (e *Engine) deWalk(tc *ThreadCtx, p *decode.Packet) {
 	tc.pst.StartPacket()
-	tc.in.P, tc.in.F, tc.in.Dir = p, nil, flow.ToServer
 	for _, iid := range e.deRules {
 		r := e.rules[iid]
 		if r.ipv4Only || r.ipv6Only || !r.match.Match(&tc.in) {
@@ -222,30 +250,27 @@ func (e *Engine) walkTD(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, iid int, 
 // collect fills tc.cands with the rules that may apply to p (broad index or per-protocol
 // lists, and the Hyperscan hits of the packet's signature group) and reports whether there
 // are any. It does not reset the alert queue.
-func (e *Engine) collect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) bool {
+func (e *Engine) collect(tc *ThreadCtx, p *decode.Packet, dir flow.Direction) bool {
 	cs := tc.cands
 	cs.Reset()
-	ipOnlyDone := f != nil && f.IPOnlyDone[dir]
+	ipOnlyDone := tc.ipOnlyDone()
 	if e.useBroad {
-		var bc *flow.BroadCache
-		if f != nil {
-			bc = &f.Broad[dir]
-		}
-		if bc != nil && bc.Valid && !bc.Overflow {
+		bc := tc.broadCache()
+		if bc != nil && bc.valid && !bc.overflow {
 			// The flow direction's tuple does not change: the cached broad candidates
 			// (IP-only ones excluded, they ran on the first packet) stand for the lookup. A
 			// known deciding firewall rule stands for the firewall candidates.
 			from := 0
-			if bc.FWFirst != 0 {
-				from = int(bc.NFW)
+			if bc.fwFirst != 0 {
+				from = int(bc.nFW)
 			}
-			for _, iid := range bc.IIDs[from:bc.N] {
+			for _, iid := range bc.iids[from:bc.n] {
 				cs.Add(int(iid))
 			}
 		} else {
 			words := e.broad.Lookup(tc.bbuf, p.SrcIP, p.DstIP, p.IPProto, p.SrcPort, p.DstPort, p.HasPorts())
 			if bc != nil {
-				bc.Valid, bc.Overflow, bc.N, bc.NFW, bc.FWFirst, bc.FWQuiet = true, false, 0, 0, 0, false
+				*bc = broadCache{valid: true}
 			}
 			for w, bits := range words {
 				for bits != 0 {
@@ -254,14 +279,14 @@ func (e *Engine) collect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 					iid := e.broadIID[k]
 					ipOnly := e.broadIPOnly[w]&(1<<(k&63)) != 0
 					if bc != nil && !ipOnly {
-						if int(bc.N) < len(bc.IIDs) {
-							bc.IIDs[bc.N] = iid
-							bc.N++
+						if int(bc.n) < len(bc.iids) {
+							bc.iids[bc.n] = iid
+							bc.n++
 							if e.rules[iid].fw {
-								bc.NFW++
+								bc.nFW++
 							}
 						} else {
-							bc.Overflow = true
+							bc.overflow = true
 						}
 					}
 					if ipOnly && ipOnlyDone {

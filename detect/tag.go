@@ -8,7 +8,6 @@ import (
 
 	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/decode"
-	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
@@ -35,17 +34,45 @@ type tagSpec struct {
 	dirSrc  bool
 }
 
+// tagEntry is one tag a rule installed (Suricata's DetectTagDataEntry): the packets, bytes or
+// seconds it lasts, and what it has counted so far.
+type tagEntry struct {
+	sid, gid uint32
+	metric   uint8 // tagPackets, tagBytes or tagSeconds
+	flags    uint8 // tagSkippedFirst, tagDirSrc, tagDirDst
+	matches  uint16
+	count    uint32
+	packets  uint64
+	bytes    uint64
+	first    int64 // Unix seconds
+	last     int64
+}
+
+// Tag metrics.
+const (
+	tagPackets uint8 = iota
+	tagBytes
+	tagSeconds
+)
+
+// Tag flags.
+const (
+	tagSkippedFirst uint8 = 1 << iota // the packet that installed the tag has been counted
+	tagDirSrc                         // a host tag on the source address
+	tagDirDst                         // a host tag on the destination address
+)
+
 func compileTags(ts []*rules.Tag) []tagSpec {
 	var out []tagSpec
 	for _, t := range ts {
-		s := tagSpec{session: strings.EqualFold(t.Type, "session"), metric: flow.TagPackets, count: tagMaxPackets}
+		s := tagSpec{session: strings.EqualFold(t.Type, "session"), metric: tagPackets, count: tagMaxPackets}
 		if t.Metric != "" {
 			s.count = t.Count
 			switch strings.ToLower(t.Metric) {
 			case "bytes":
-				s.metric = flow.TagBytes
+				s.metric = tagBytes
 			case "seconds":
-				s.metric = flow.TagSeconds
+				s.metric = tagSeconds
 			default:
 				s.count = min(s.count, tagMaxPackets)
 			}
@@ -60,21 +87,21 @@ func compileTags(ts []*rules.Tag) []tagSpec {
 // full) and safe for concurrent use.
 type TagHosts struct {
 	mu    sync.Mutex
-	hosts map[netip.Addr][]flow.Tag
+	hosts map[netip.Addr][]tagEntry
 	n     atomic.Int64 // tags held, so packets skip the lookups while there are none
 }
 
 // NewTagHosts returns an empty host tag table.
-func NewTagHosts() *TagHosts { return &TagHosts{hosts: map[netip.Addr][]flow.Tag{}} }
+func NewTagHosts() *TagHosts { return &TagHosts{hosts: map[netip.Addr][]tagEntry{}} }
 
 // addTag installs or restarts tag t in list (TagFlowAdd / TagHashAddTag) and returns the list.
-func addTag(list []flow.Tag, t flow.Tag) ([]flow.Tag, bool) {
+func addTag(list []tagEntry, t tagEntry) ([]tagEntry, bool) {
 	for i := range list {
-		if list[i].SID == t.SID && list[i].GID == t.GID {
-			list[i].Matches++
-			if list[i].Matches < tagMatchLimit {
-				list[i].First, list[i].Last = t.First, t.First
-				list[i].Packets, list[i].Bytes = 0, 0
+		if list[i].sid == t.sid && list[i].gid == t.gid {
+			list[i].matches++
+			if list[i].matches < tagMatchLimit {
+				list[i].first, list[i].last = t.first, t.first
+				list[i].packets, list[i].bytes = 0, 0
 			}
 			return list, false
 		}
@@ -82,38 +109,38 @@ func addTag(list []flow.Tag, t flow.Tag) ([]flow.Tag, bool) {
 	if len(list) >= tagMaxPerOwner {
 		return list, false
 	}
-	return append([]flow.Tag{t}, list...), true
+	return append([]tagEntry{t}, list...), true
 }
 
 // countTags updates the tags of one owner for packet p (TagHandlePacketFlow/Host): counters
 // grow, expired tags go, and the result says whether p is tagged. It returns the list and how
 // many tags it removed.
-func countTags(list []flow.Tag, p *decode.Packet) ([]flow.Tag, bool, int) {
+func countTags(list []tagEntry, p *decode.Packet) ([]tagEntry, bool, int) {
 	now := p.Timestamp.Unix()
 	tagged := false
 	kept := list[:0]
 	removed := 0
 	for _, t := range list {
-		t.Last = now
-		switch t.Metric {
-		case flow.TagPackets:
-			t.Packets++
-		case flow.TagBytes:
-			t.Bytes += uint64(len(p.Data))
+		t.last = now
+		switch t.metric {
+		case tagPackets:
+			t.packets++
+		case tagBytes:
+			t.bytes += uint64(len(p.Data))
 		}
-		if t.Flags&flow.TagSkippedFirst == 0 {
-			t.Flags |= flow.TagSkippedFirst
+		if t.flags&tagSkippedFirst == 0 {
+			t.flags |= tagSkippedFirst
 			kept = append(kept, t)
 			continue
 		}
 		var expired bool
-		switch t.Metric {
-		case flow.TagPackets:
-			expired = t.Packets > uint64(t.Count)
-		case flow.TagBytes:
-			expired = t.Bytes > uint64(t.Count)
+		switch t.metric {
+		case tagPackets:
+			expired = t.packets > uint64(t.count)
+		case tagBytes:
+			expired = t.bytes > uint64(t.count)
 		default:
-			expired = t.Last-t.First > int64(t.Count)
+			expired = t.last-t.first > int64(t.count)
 		}
 		if expired {
 			removed++
@@ -125,25 +152,26 @@ func countTags(list []flow.Tag, p *decode.Packet) ([]flow.Tag, bool, int) {
 	return kept, tagged, removed
 }
 
-// installTags runs the tag keywords of a rule that alerted on p.
-func (e *Engine) installTags(r *Rule, p *decode.Packet, f *flow.Flow) {
+// installTags runs the tag keywords of a rule that alerted on p (fs is p's flow state, nil
+// without a flow).
+func (e *Engine) installTags(r *Rule, p *decode.Packet, fs *flowState) {
 	now := p.Timestamp.Unix()
 	for _, s := range r.tags {
 		gid := r.Src.GID
 		if gid == 0 {
 			gid = 1
 		}
-		t := flow.Tag{SID: r.Src.SID, GID: gid, Metric: s.metric, Count: s.count, First: now, Last: now}
+		t := tagEntry{sid: r.Src.SID, gid: gid, metric: s.metric, count: s.count, first: now, last: now}
 		if s.session {
-			if f != nil {
-				f.Tags, _ = addTag(f.Tags, t)
+			if fs != nil {
+				fs.tags, _ = addTag(fs.tags, t)
 			}
 			continue
 		}
 		addr := p.DstIP
-		t.Flags = flow.TagDirDst
+		t.flags = tagDirDst
 		if s.dirSrc {
-			addr, t.Flags = p.SrcIP, flow.TagDirSrc
+			addr, t.flags = p.SrcIP, tagDirSrc
 		}
 		if !addr.IsValid() {
 			continue
@@ -164,10 +192,10 @@ func (e *Engine) installTags(r *Rule, p *decode.Packet, f *flow.Flow) {
 
 // handleTags counts packet p against the tags of its flow and of its hosts (TagHandlePacket)
 // and reports whether it is tagged.
-func (e *Engine) handleTags(p *decode.Packet, f *flow.Flow) bool {
+func (e *Engine) handleTags(p *decode.Packet, fs *flowState) bool {
 	tagged := false
-	if f != nil && len(f.Tags) > 0 {
-		f.Tags, tagged, _ = countTags(f.Tags, p)
+	if fs != nil && len(fs.tags) > 0 {
+		fs.tags, tagged, _ = countTags(fs.tags, p)
 	}
 	h := e.state.tagHosts
 	if h.n.Load() == 0 || p.IPVersion == 0 {
@@ -180,7 +208,7 @@ func (e *Engine) handleTags(p *decode.Packet, f *flow.Flow) bool {
 		if !ok {
 			continue
 		}
-		if n := len(list); n > 0 && now-list[0].Last > tagHostIdleSecs {
+		if n := len(list); n > 0 && now-list[0].last > tagHostIdleSecs {
 			// TagTimeoutCheck: a host not seen for long loses its tags.
 			delete(h.hosts, addr)
 			h.n.Add(-int64(n))
@@ -219,14 +247,14 @@ func (tc *ThreadCtx) noteTagged(r *Rule, en alert.Entry, d alert.Disposition) {
 // finishTags installs the tags of the matches that alert processing reaches with an action
 // (thresholds passed or suppressed with action, not cut off by a pass), then counts the packet
 // against the tags in place (TagHandlePacket); tc.Tagged says whether it is tagged.
-func (e *Engine) finishTags(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, tdProcessed bool) {
+func (e *Engine) finishTags(tc *ThreadCtx, p *decode.Packet, tdProcessed bool) {
 	if tdProcessed {
 		for _, m := range tc.tagged {
 			if m.disp != alert.SuppressedNoAction && tc.Queue.Reached(m.en) {
-				e.installTags(m.r, p, f)
+				e.installTags(m.r, p, tc.fs)
 			}
 		}
 	}
 	tc.tagged = tc.tagged[:0]
-	tc.Tagged = e.handleTags(p, f)
+	tc.Tagged = e.handleTags(p, tc.fs)
 }

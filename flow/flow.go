@@ -161,18 +161,11 @@ type Flow struct {
 	ByFirewall bool
 	// Vars are the flowbits and flowints rules set on the flow.
 	Vars Vars
-	// Tags are the session tags rules installed on the flow (the tag keyword); the detection
-	// engine keeps them.
-	Tags []Tag
-	// IPOnlyDone records, per Direction, that the IP-only rules were evaluated: Suricata
-	// evaluates them on the first packet of each direction only.
-	IPOnlyDone [2]bool
-	// DropLogged records, per Direction, that a drop record was written (drop logging with
-	// `flows: start` logs a direction's first drop only, unless a rule dropped the packet).
-	DropLogged [2]bool
-	// Broad caches, per Direction, the broad rules (by iid) whose header accepts the flow's
-	// tuple, so only a direction's first packet looks them up. The detection engine owns it.
-	Broad [2]BroadCache
+
+	// slot is the flow's stable index in its table and serial the number of this flow in
+	// that slot (Slots).
+	slot   uint32
+	serial uint64
 
 	pktFlowStart bool // the current packet is the first of its direction
 
@@ -203,52 +196,3 @@ func (f *Flow) Age() int64 { return f.Last().Unix() - f.Start.Unix() }
 
 // Last returns the time of the flow's latest packet.
 func (f *Flow) Last() time.Time { return time.Unix(0, f.LastUnixNano) }
-
-// Tag is one tag a rule installed (Suricata's DetectTagDataEntry): the packets, bytes or
-// seconds it lasts, and what it has counted so far.
-type Tag struct {
-	SID, GID uint32
-	Metric   uint8 // TagPackets, TagBytes or TagSeconds
-	Flags    uint8 // TagSkippedFirst, TagDirSrc, TagDirDst
-	Matches  uint16
-	Count    uint32
-	Packets  uint64
-	Bytes    uint64
-	First    int64 // Unix seconds
-	Last     int64
-}
-
-// Tag metrics and flags.
-const (
-	TagPackets uint8 = iota
-	TagBytes
-	TagSeconds
-)
-
-// Tag flags.
-const (
-	TagSkippedFirst uint8 = 1 << iota // the packet that installed the tag has been counted
-	TagDirSrc                         // a host tag on the source address
-	TagDirDst                         // a host tag on the destination address
-)
-
-// BroadCacheSize is how many broad-rule candidates a flow direction caches inline.
-const BroadCacheSize = 16
-
-// BroadCache is one flow direction's cached broad-rule candidates. A direction with more
-// candidates than fit sets Overflow, and its packets look the rules up each time.
-type BroadCache struct {
-	Valid    bool
-	Overflow bool
-	N        uint8
-	// NFW counts the firewall rules at the start of IIDs (the broad index numbers them first).
-	NFW  uint8
-	IIDs [BroadCacheSize]uint32
-	// FWFirst is the firewall rule (iid+1; 0 when unknown) that decides this direction's
-	// packets when its match and every firewall candidate before it depend only on the
-	// header: later packets apply it without evaluating the firewall rules again.
-	FWFirst uint32
-	// FWQuiet says that the FWFirst rule is an accept:hook rule without alert: applying it
-	// only ends the firewall walk, so the rule itself need not be read again.
-	FWQuiet bool
-}

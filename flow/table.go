@@ -76,6 +76,10 @@ type Table struct {
 	nextScan int64
 	lists    [12]flowList
 	last     *Flow // the flow of the previous packet
+	// slots is how many Flows the table has allocated (the next slot); serial numbers the
+	// flows it has started.
+	slots    uint32
+	serial   uint64
 	Counters Counters
 }
 
@@ -100,6 +104,8 @@ func NewTable(cfg Config, hashSize, prealloc int) *Table {
 		block := make([]Flow, prealloc)
 		t.free = make([]*Flow, prealloc, cfg.MaxFlows)
 		for i := range block {
+			block[i].slot = t.slots
+			t.slots++
 			t.free[i] = &block[i]
 		}
 	}
@@ -258,7 +264,10 @@ func (t *Table) newFlow(k Key, h uint32, p *decode.Packet) *Flow {
 	n := len(t.free)
 	f := t.free[n-1]
 	t.free = t.free[:n-1]
+	slot := f.slot
 	*f = Flow{}
+	t.serial++
+	f.slot, f.serial = slot, t.serial
 	f.Key = k
 	f.Hash = h
 	f.SrcIP, f.DstIP = p.SrcIP, p.DstIP
@@ -299,6 +308,8 @@ func (t *Table) refill() {
 	n := min(flowBlock, max(t.cfg.MaxFlows-t.flows.n, 1))
 	block := make([]Flow, n)
 	for i := range block {
+		block[i].slot = t.slots
+		t.slots++
 		t.free = append(t.free, &block[i])
 	}
 }

@@ -29,9 +29,11 @@ type worker struct {
 	fast    output.Buffer
 	tc      *detect.ThreadCtx // nil without detection
 	alerts  ruleAlerts        // the rule part of alert records, by detect.Rule.LogID
-	line    []byte            // fast.log line scratch
-	ips     ipsCounters
-	fwc     fwCounters
+	// logFlows is what the outputs keep per flow (by flow slot).
+	logFlows flow.Slots[flowLog]
+	line     []byte // fast.log line scratch
+	ips      ipsCounters
+	fwc      fwCounters
 
 	packets uint64
 	bytes   uint64
@@ -201,19 +203,30 @@ func (w *worker) dropRecord(p *decode.Packet, f *flow.Flow, dir flow.Direction, 
 	if w.eve.W == nil || !outs.EVEDrop {
 		return
 	}
+	var fl *flowLog
+	if f != nil {
+		fl = w.logFlows.At(f)
+	}
 	if !outs.DropAllFlows && f != nil && !sigDrop {
-		if f.Action != flow.ActionDrop || f.DropLogged[dir] {
+		if f.Action != flow.ActionDrop || fl.dropLogged[dir] {
 			return
 		}
 	}
 	if f != nil && f.Action == flow.ActionDrop {
-		f.DropLogged[dir] = true // JsonDropLogger marks a direction of a dropped flow only
+		fl.dropLogged[dir] = true // JsonDropLogger marks a direction of a dropped flow only
 	}
 	if !outs.DropAlerts {
 		by = nil
 	}
 	output.DropRecord(&w.json, p, f, dir, reason.String(), by)
 	w.eve.Line(w.json.B)
+}
+
+// flowLog is what the outputs keep per flow.
+type flowLog struct {
+	// dropLogged records, per direction, that a drop record was written (drop logging with
+	// `flows: start` logs a direction's first drop only, unless a rule dropped the packet).
+	dropLogged [2]bool
 }
 
 // handleFirewall is handle in firewall mode (FlowWorker with Suricata 8's hooks): the
