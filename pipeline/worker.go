@@ -124,49 +124,125 @@ func (w *worker) process(fr *capture.Frame) {
 	}
 }
 
-// handle runs one decoded packet through the flow table and detection, and logs its alerts.
+// packetCtx is one decoded packet on its way through the worker: the packet, its flow (nil
+// when it has none) and direction. pre makes it once; every later step reads it.
+type packetCtx struct {
+	p   *decode.Packet
+	f   *flow.Flow
+	dir flow.Direction
+}
+
+// handle runs one decoded packet through the flow table and detection, logs its alerts and
+// counts its verdict: one path for IDS, IPS and firewall mode (Suricata's FlowWorker), whose
+// steps differ only where the modes do.
 func (w *worker) handle(p *decode.Packet) {
-	if w.tc != nil && w.cfg.Firewall {
-		w.handleFirewall(p)
-		return
-	}
-	f, dir := w.flows.Packet(p)
 	if w.tc == nil {
+		w.flows.Packet(p)
 		if w.cfg.IPS {
 			w.ips.Accepted++
 		}
 		return
 	}
+	pc := w.pre(p)
+	if w.cfg.Firewall {
+		w.inspectFirewall(&pc)
+	} else if !w.inspect(&pc) {
+		return
+	}
+	var fwAlerts []*detect.Rule
+	var pv *alert.PacketVerdict
+	if w.cfg.Firewall {
+		fwAlerts, pv = w.tc.FirewallAlerts(), &w.tc.Verdict
+	}
+	w.logAlerts(&pc, fwAlerts, pv)
+	w.logTagged(&pc)
+	switch {
+	case w.cfg.Firewall:
+		w.firewallVerdict(&pc)
+	case w.cfg.IPS:
+		w.ipsVerdict(&pc)
+	}
+}
+
+// pre is the step before detection: the flow lookup, and in firewall mode the start of the
+// packet's verdict and the packet:pre_flow hook that comes before the flow table (a drop
+// there leaves the packet without a flow).
+func (w *worker) pre(p *decode.Packet) packetCtx {
+	pc := packetCtx{p: p, dir: flow.ToServer}
+	if w.cfg.Firewall {
+		e, tc := w.cfg.Engine, w.tc
+		tc.StartPacket()
+		if e.HasHook(firewall.TablePreFlow) && e.RunHook(tc, p, nil, pc.dir, firewall.TablePreFlow) {
+			tc.Verdict.Drop(alert.ActionDrop, alert.ReasonFWPreFlowHook)
+			return pc
+		}
+	}
+	pc.f, pc.dir = w.flows.Packet(p)
+	return pc
+}
+
+// inspect is detection outside firewall mode. A flow that a flow-scoped pass or drop decided
+// earlier is not inspected (Suricata's DetectFlow, in IDS mode too; in IPS mode a dropped
+// flow drops the packet): inspect then counts the packet and reports false, there being
+// nothing to log. Otherwise the first flow-scoped pass or drop that matches decides the flow
+// (RuleActionToFlow), which the flow record shows as flow.action.
+func (w *worker) inspect(pc *packetCtx) bool {
+	f := pc.f
 	if f != nil && (f.Action == flow.ActionPass || f.Action == flow.ActionDrop) {
-		// A flow-scoped pass or drop matched earlier: the flow is no longer inspected
-		// (Suricata's DetectFlow, in IDS mode too). In IPS mode a dropped flow drops the packet.
 		if w.cfg.IPS {
 			if f.Action == flow.ActionDrop {
-				w.drop(p, f, dir, alert.ReasonFlowDrop, nil, false)
+				w.drop(pc, alert.ReasonFlowDrop, nil, false)
 			} else {
 				w.ips.Accepted++
 			}
 		}
-		return
+		return false
 	}
-	e := w.cfg.Engine
-	e.Inspect(w.tc, p, f, dir)
-	q := w.tc.Queue
+	w.cfg.Engine.Inspect(w.tc, pc.p, f, pc.dir)
 	if f != nil && f.Action == flow.ActionNone {
-		// The first flow-scoped pass or drop decides the flow (RuleActionToFlow); the flow
-		// record shows it as flow.action.
-		switch q.FlowVerdict() {
+		switch w.tc.Queue.FlowVerdict() {
 		case alert.FlowPass:
 			f.Action = flow.ActionPass
 		case alert.FlowDrop:
 			f.Action = flow.ActionDrop
 		}
 	}
-	w.logAlerts(p, f, dir, nil, q, nil)
-	w.logTagged(p, f)
-	if !w.cfg.IPS {
-		return
+	return true
+}
+
+// inspectFirewall is detection in firewall mode (FlowWorker with Suricata 8's hooks), after
+// pre: a dropped flow, the packet:pre_stream hook for TCP, then the main run unless the flow
+// is dropped, or both accepted and passed.
+func (w *worker) inspectFirewall(pc *packetCtx) {
+	e, tc, f := w.cfg.Engine, w.tc, pc.f
+	v := &tc.Verdict
+	if f == nil && v.Dropped() {
+		return // dropped by the pre_flow hook
 	}
+	if f != nil && f.Action == flow.ActionDrop {
+		if f.ByFirewall {
+			v.Drop(alert.ActionDrop, alert.ReasonFWFlowDrop)
+		} else {
+			v.Drop(alert.ActionDrop, alert.ReasonFlowDrop)
+		}
+	}
+	if f != nil && pc.p.IsTCP() && e.HasHook(firewall.TablePreStream) &&
+		e.RunHook(tc, pc.p, f, pc.dir, firewall.TablePreStream) {
+		v.Drop(alert.ActionDrop, alert.ReasonFWPreStreamHook)
+	}
+	switch {
+	case f != nil && f.Action == flow.ActionDrop:
+		// DetectFlow: a dropped flow is not inspected.
+	case f != nil && f.Action == flow.ActionPass && f.Accept:
+		v.Action |= alert.ActionAccept // accept:flow,pass:flow: nothing left to inspect
+	default:
+		e.Inspect(tc, pc.p, f, pc.dir)
+	}
+}
+
+// ipsVerdict counts an IPS-mode packet's verdict and drops it when a rule said so.
+func (w *worker) ipsVerdict(pc *packetCtx) {
+	q := w.tc.Queue
 	v := q.Verdict()
 	if v&alert.ActionDrop == 0 {
 		w.ips.Accepted++
@@ -178,27 +254,28 @@ func (w *worker) handle(p *decode.Packet) {
 	reason := alert.ReasonRules
 	var by *output.Alert
 	if en, ok := q.FirstDrop(); ok {
-		by = w.alerts.of(e.Rule(en.IID))
+		by = w.alerts.of(w.cfg.Engine.Rule(en.IID))
 		if en.Flags&alert.FlagRateFiltered != 0 {
 			reason = alert.ReasonThreshold
 		}
 	}
-	w.drop(p, f, dir, reason, by, true)
+	w.drop(pc, reason, by, true)
 }
 
 // drop counts a packet dropped in IPS mode and writes its drop record; sigDrop says a rule
 // dropped it.
-func (w *worker) drop(p *decode.Packet, f *flow.Flow, dir flow.Direction, reason alert.DropReason, by *output.Alert, sigDrop bool) {
+func (w *worker) drop(pc *packetCtx, reason alert.DropReason, by *output.Alert, sigDrop bool) {
 	w.ips.Blocked++
 	w.ips.Reasons[reason]++
-	w.dropRecord(p, f, dir, reason, by, sigDrop)
+	w.dropRecord(pc, reason, by, sigDrop)
 }
 
 // dropRecord writes the EVE drop record of a dropped packet (JsonDropLogCondition): with drop's
 // `flows: start` (the default), a packet of a flow is logged when a rule dropped it (sigDrop:
 // Suricata's p->alerts.drop is set), or when its flow is being dropped and this is the first
 // drop of the direction; `flows: all` logs every one. by is the alert the record carries.
-func (w *worker) dropRecord(p *decode.Packet, f *flow.Flow, dir flow.Direction, reason alert.DropReason, by *output.Alert, sigDrop bool) {
+func (w *worker) dropRecord(pc *packetCtx, reason alert.DropReason, by *output.Alert, sigDrop bool) {
+	p, f, dir := pc.p, pc.f, pc.dir
 	outs := &w.cfg.Outputs
 	if w.eve.W == nil || !outs.EVEDrop {
 		return
@@ -229,48 +306,9 @@ type flowLog struct {
 	dropLogged [2]bool
 }
 
-// handleFirewall is handle in firewall mode (FlowWorker with Suricata 8's hooks): the
-// pre_flow hook before the flow table (a drop there skips flow and detection), the flow, the
-// pre_stream hook for TCP, then detection unless the flow is dropped, or both accepted and
-// passed; the packet's verdict counts in ips.* and firewall.* as CaptureStatsUpdate does.
-func (w *worker) handleFirewall(p *decode.Packet) {
-	e, tc := w.cfg.Engine, w.tc
-	tc.StartPacket()
-	v := &tc.Verdict
-	var f *flow.Flow
-	dir := flow.ToServer
-	if e.HasHook(firewall.TablePreFlow) && e.RunHook(tc, p, nil, dir, firewall.TablePreFlow) {
-		v.Drop(alert.ActionDrop, alert.ReasonFWPreFlowHook)
-	} else {
-		f, dir = w.flows.Packet(p)
-		if f != nil && f.Action == flow.ActionDrop {
-			if f.ByFirewall {
-				v.Drop(alert.ActionDrop, alert.ReasonFWFlowDrop)
-			} else {
-				v.Drop(alert.ActionDrop, alert.ReasonFlowDrop)
-			}
-		}
-		if f != nil && p.IsTCP() && e.HasHook(firewall.TablePreStream) &&
-			e.RunHook(tc, p, f, dir, firewall.TablePreStream) {
-			v.Drop(alert.ActionDrop, alert.ReasonFWPreStreamHook)
-		}
-		switch {
-		case f != nil && f.Action == flow.ActionDrop:
-			// DetectFlow: a dropped flow is not inspected.
-		case f != nil && f.Action == flow.ActionPass && f.Accept:
-			v.Action |= alert.ActionAccept // accept:flow,pass:flow: nothing left to inspect
-		default:
-			e.Inspect(tc, p, f, dir)
-		}
-	}
-	w.logAlerts(p, f, dir, tc.FirewallAlerts(), tc.Queue, v)
-	w.logTagged(p, f)
-	w.firewallVerdict(p, f, dir, v)
-}
-
 // logTagged writes the EVE packet record of a packet the tag keyword tagged, when the alert
 // type's tagged-packets option is on (JsonAlertLogger logs it after the packet's alerts).
-func (w *worker) logTagged(p *decode.Packet, f *flow.Flow) {
+func (w *worker) logTagged(pc *packetCtx) {
 	if !w.tc.Tagged {
 		return
 	}
@@ -279,13 +317,14 @@ func (w *worker) logTagged(p *decode.Packet, f *flow.Flow) {
 	if w.eve.W == nil || !outs.EVEAlert || !outs.Alert.TaggedPackets {
 		return
 	}
-	output.PacketRecord(&w.json, p, f)
+	output.PacketRecord(&w.json, pc.p, pc.f)
 	w.eve.Line(w.json.B)
 }
 
 // logAlerts writes a packet's alert records and fast.log lines: the firewall's alerts (in
-// firewall mode) first, then the queue's entries.
-func (w *worker) logAlerts(p *decode.Packet, f *flow.Flow, dir flow.Direction, fwAlerts []*detect.Rule, q *alert.Queue, pv *alert.PacketVerdict) {
+// firewall mode, with the packet's verdict pv) first, then the queue's entries.
+func (w *worker) logAlerts(pc *packetCtx, fwAlerts []*detect.Rule, pv *alert.PacketVerdict) {
+	p, f, dir, q := pc.p, pc.f, pc.dir, w.tc.Queue
 	entries := q.Entries()
 	if len(entries) == 0 && len(fwAlerts) == 0 {
 		return
@@ -324,7 +363,8 @@ func (w *worker) logAlerts(p *decode.Packet, f *flow.Flow, dir flow.Direction, f
 // firewallVerdict counts a firewall-mode packet's verdict (CaptureStatsUpdate): a packet the
 // firewall blocked counts only in firewall.*, one it let through also in ips.*; and writes the
 // drop record of a dropped packet.
-func (w *worker) firewallVerdict(p *decode.Packet, f *flow.Flow, dir flow.Direction, v *alert.PacketVerdict) {
+func (w *worker) firewallVerdict(pc *packetCtx) {
+	v := &w.tc.Verdict
 	byFW := v.Reason.Firewall()
 	switch {
 	case v.Rejected():
@@ -375,7 +415,7 @@ func (w *worker) firewallVerdict(p *decode.Packet, f *flow.Flow, dir flow.Direct
 			by = w.alerts.of(r)
 		}
 	}
-	w.dropRecord(p, f, dir, v.Reason, by, sigDrop)
+	w.dropRecord(pc, v.Reason, by, sigDrop)
 }
 
 // firewallVerdictObject is EVE's verdict object for a firewall-mode packet (EveAddVerdict):
