@@ -278,28 +278,32 @@ type Engine struct {
 	deRules []uint32
 }
 
-// Supported reports whether the engine can evaluate a keyword. The rule loader uses it so a rule
-// with anything else fails with "keyword X is not supported yet".
+// Supported reports whether the engine can evaluate a keyword (canonical name or alias). The
+// rule loader uses it so a rule with anything else fails with "keyword X is not supported
+// yet"; --list-keywords and the README's table of unsupported keywords read it too. Each
+// keyword is declared once on the engine's side: meta keywords and content modifiers are
+// folded into the parsed rule by package rules (its registry's kinds say which), detect/match
+// and detect/payload each have one table of the keywords they compile, and engineKeywords
+// lists those the engine handles itself.
 func Supported(keyword string) bool {
-	if metaKeywords[keyword] {
+	k := rules.Lookup(keyword)
+	if k == nil {
+		return false
+	}
+	if engineKeywords[k.Name] || k.Kind == rules.KindMeta {
 		return true
 	}
-	if k := rules.Lookup(keyword); k != nil && k.Kind == rules.KindModifier {
+	if k.Kind == rules.KindModifier {
 		// Content modifiers are folded into the content; a legacy modifier that moves the
 		// content into an app-layer buffer is refused by that buffer instead.
 		return true
 	}
-	return payload.Supports(keyword) || match.Supports(keyword)
+	return payload.Supports(k.Name) || match.Supports(k.Name)
 }
 
-// metaKeywords describe the rule rather than match packets.
-var metaKeywords = map[string]bool{
-	"msg": true, "sid": true, "rev": true, "gid": true, "classtype": true, "priority": true,
-	"reference": true, "metadata": true, "noalert": true, "alert": true, "requires": true,
-	"target": true, "pkt_data": true, "rawbytes": true, "tag": true,
-	// Rate keywords, decided by package threshold.
-	"threshold": true, "detection_filter": true,
-}
+// engineKeywords are the keywords the engine evaluates itself: the packet payload buffer, and
+// the tag and rate keywords (rates decided by package threshold).
+var engineKeywords = map[string]bool{"pkt_data": true, "tag": true, "threshold": true, "detection_filter": true}
 
 // BuildError is a rule the engine cannot evaluate: it is left out of the engine.
 type BuildError struct {

@@ -272,3 +272,14 @@ func TestReadmeUnsupportedTable(t *testing.T) {
 	}
 	t.Errorf("README.md's unsupported-keyword table is out of date (MEERKAT_UPDATE_README=1 rewrites it); it should be:\n%s", want)
 }
+
+// TestSupportedByAlias: a keyword's aliases are as supported as its canonical name.
+func TestSupportedByAlias(t *testing.T) {
+	for _, k := range rules.Keywords() {
+		for _, a := range k.Aliases {
+			if Supported(a) != Supported(k.Name) {
+				t.Errorf("%s: alias %s supported %v, name %v", k.Name, a, Supported(a), Supported(k.Name))
+			}
+		}
+	}
+}

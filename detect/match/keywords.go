@@ -10,177 +10,193 @@ import (
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
+// compileFunc compiles one option of a rule's match list into its check.
+type compileFunc func(o *rules.Option, names *Names) (check, error)
+
+// compilers is the one declaration of every keyword this package evaluates (by canonical
+// name, as package rules registers it): the compiler of its match-list form. Supports, and so
+// the engine's supported set, --list-keywords and the README's table, read it. flowbits,
+// flowint, xbits and hostbits also have post-match forms (CompilePost).
+var compilers = map[string]compileFunc{
+	"flow":       compileFlow,
+	"tcp.flags":  compileFlags,
+	"ttl":        intKeyword(fieldTTL),
+	"itype":      intKeyword(fieldIType),
+	"icode":      intKeyword(fieldICode),
+	"tcp.mss":    intKeyword(fieldMSS),
+	"tcp.wscale": intKeyword(fieldWScale),
+	"dsize":      intKeyword(fieldDsize),
+	"ip_proto":   intKeyword(fieldIPProto),
+	"icmp_id":    valueKeyword(fieldICMPID),
+	"icmp_seq":   valueKeyword(fieldICMPSeq),
+	"id":         valueKeyword(fieldIPID),
+	"tcp.seq":    valueKeyword(fieldSeq),
+	"tcp.ack":    valueKeyword(fieldAck),
+	"tcp.window": valueKeyword(fieldWindow),
+	"ipv4-csum":  compileCsum, "tcpv4-csum": compileCsum, "tcpv6-csum": compileCsum,
+	"udpv4-csum": compileCsum, "udpv6-csum": compileCsum, "icmpv4-csum": compileCsum,
+	"icmpv6-csum":  compileCsum,
+	"decode-event": compileEvent,
+	"vlan.id":      compileVLAN,
+	"ipopts":       compileIPOpts,
+	"fragbits":     func(o *rules.Option, _ *Names) (check, error) { return checkOrErr(parseFragbits(o.Value)) },
+	"fragoffset":   func(o *rules.Option, _ *Names) (check, error) { return checkOrErr(parseFragoffset(o.Value)) },
+	"tos":          func(o *rules.Option, _ *Names) (check, error) { return checkOrErr(parseTOS(o.Value, o.Negated)) },
+	"sameip":       func(*rules.Option, *Names) (check, error) { return sameIPCheck{}, nil },
+	"flowbits":     compileFlowbitCheck,
+	"flowint":      compileFlowintCheck,
+	"xbits":        compileXbitCheck,
+	"hostbits":     compileXbitCheck,
+}
+
+// checkOrErr returns c as a check, or no check (not a typed nil) with err.
+func checkOrErr[C check](c C, err error) (check, error) {
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 // compileMatch compiles one option of the match list.
 func compileMatch(o *rules.Option, names *Names) (check, error) {
-	if !supported[o.Name] {
+	c, ok := compilers[o.Name]
+	if !ok {
 		return nil, notSupported(o.Name)
 	}
-	bad := func() error {
-		return fmt.Errorf("keyword %s: unexpected argument %T (%q)", o.Name, o.Arg, o.Value)
+	return c(o, names)
+}
+
+// badArg is the error for an option whose parsed argument is not what its keyword gives.
+func badArg(o *rules.Option) error {
+	return fmt.Errorf("keyword %s: unexpected argument %T (%q)", o.Name, o.Arg, o.Value)
+}
+
+func compileFlow(o *rules.Option, _ *Names) (check, error) {
+	f, ok := o.Arg.(*rules.Flow)
+	if !ok || f == nil {
+		return nil, badArg(o)
 	}
-	intArg := func() (rules.IntMatch, bool) {
+	c := &flowCheck{f: *f}
+	for _, b := range []bool{f.ToServer, f.ToClient, f.Established, f.NotEstablished, f.Stateless, f.OnlyFrag, f.NoFrag} {
+		if b {
+			c.cnt++
+		}
+	}
+	return c, nil
+}
+
+func compileFlags(o *rules.Option, _ *Names) (check, error) {
+	tf, ok := o.Arg.(*rules.TCPFlags)
+	if !ok || tf == nil {
+		return nil, badArg(o)
+	}
+	c := &flagsCheck{flags: tf.Flags, mask: ^tf.Ignore}
+	if tf.Modifier != "" {
+		c.mod = tf.Modifier[0]
+	}
+	return c, nil
+}
+
+// intKeyword compiles a keyword with an integer comparison (ttl:<5, dsize:100<>200) on field f.
+func intKeyword(f intField) compileFunc {
+	return func(o *rules.Option, _ *Names) (check, error) {
 		m, ok := o.Arg.(rules.IntMatch)
-		return m, ok
-	}
-	numArg := func() (uint64, bool) {
-		v, ok := o.Arg.(uint64)
-		return v, ok
-	}
-	switch o.Name {
-	case "flow":
-		f, ok := o.Arg.(*rules.Flow)
-		if !ok || f == nil {
-			return nil, bad()
-		}
-		c := &flowCheck{f: *f}
-		for _, b := range []bool{f.ToServer, f.ToClient, f.Established, f.NotEstablished, f.Stateless, f.OnlyFrag, f.NoFrag} {
-			if b {
-				c.cnt++
-			}
-		}
-		return c, nil
-	case "tcp.flags":
-		tf, ok := o.Arg.(*rules.TCPFlags)
-		if !ok || tf == nil {
-			return nil, bad()
-		}
-		c := &flagsCheck{flags: tf.Flags, mask: ^tf.Ignore}
-		if tf.Modifier != "" {
-			c.mod = tf.Modifier[0]
-		}
-		return c, nil
-	case "ttl", "itype", "icode", "tcp.mss", "tcp.wscale", "dsize", "ip_proto":
-		m, ok := intArg()
 		if !ok {
-			return nil, bad()
-		}
-		var f intField
-		switch o.Name {
-		case "ttl":
-			f = fieldTTL
-		case "itype":
-			f = fieldIType
-		case "icode":
-			f = fieldICode
-		case "tcp.mss":
-			f = fieldMSS
-		case "tcp.wscale":
-			f = fieldWScale
-		case "dsize":
-			f = fieldDsize
-		case "ip_proto":
-			f = fieldIPProto
+			return nil, badArg(o)
 		}
 		return &intCheck{field: f, m: m}, nil
-	case "icmp_id", "icmp_seq", "id", "tcp.seq", "tcp.ack", "tcp.window":
-		v, ok := numArg()
+	}
+}
+
+// valueKeyword compiles a keyword with one value, equal or (negated) not equal, on field f.
+func valueKeyword(f intField) compileFunc {
+	return func(o *rules.Option, _ *Names) (check, error) {
+		v, ok := o.Arg.(uint64)
 		if !ok {
-			return nil, bad()
-		}
-		var f intField
-		switch o.Name {
-		case "icmp_id":
-			f = fieldICMPID
-		case "icmp_seq":
-			f = fieldICMPSeq
-		case "id":
-			f = fieldIPID
-		case "tcp.seq":
-			f = fieldSeq
-		case "tcp.ack":
-			f = fieldAck
-		case "tcp.window":
-			f = fieldWindow
+			return nil, badArg(o)
 		}
 		op := "="
 		if strings.HasPrefix(o.Value, "!") != o.Negated {
 			op = "!="
 		}
 		return &intCheck{field: f, m: rules.IntMatch{Op: op, A: v}}, nil
-	case "ipv4-csum", "tcpv4-csum", "tcpv6-csum", "udpv4-csum", "udpv6-csum", "icmpv4-csum", "icmpv6-csum":
-		c, ok := csumChecks[o.Name]
-		if !ok {
-			return nil, bad()
-		}
-		c.valid = o.Value == "valid"
-		return &c, nil
-	case "decode-event":
-		e, ok := DecodeEvent(o)
-		if !ok {
-			return nil, fmt.Errorf("decode-event %s is not supported yet", o.Value)
-		}
-		return eventCheck(e), nil
-	case "vlan.id":
-		m, ok := intArg()
-		if !ok {
-			return nil, bad()
-		}
-		c := &vlanCheck{m: m, layer: vlanAny}
-		if _, layer, has := strings.Cut(o.Value, ","); has {
-			layer = strings.TrimSpace(layer)
-			if layer == "all" {
-				c.layer = vlanAll
-			} else if n, err := strconv.Atoi(layer); err == nil {
-				c.layer = n
-			} else {
-				return nil, bad()
-			}
-		}
-		return c, nil
-	case "ipopts":
-		bit, ok := ipoptBits[strings.TrimSpace(o.Value)]
-		if !ok {
-			return nil, bad()
-		}
-		return &ipoptsCheck{bit: bit}, nil
-	case "fragbits":
-		c, err := parseFragbits(o.Value)
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
-	case "fragoffset":
-		c, err := parseFragoffset(o.Value)
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
-	case "tos":
-		c, err := parseTOS(o.Value, o.Negated)
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
-	case "sameip":
-		return sameIPCheck{}, nil
-	case "flowbits":
-		fb, ok := o.Arg.(*rules.Flowbit)
-		if !ok || fb == nil || !fb.IsCheck() {
-			return nil, bad()
-		}
-		c := &flowbitCheck{not: fb.Cmd == "isnotset"}
-		for _, n := range fb.Names {
-			c.ids = append(c.ids, names.Flowbit(n))
-		}
-		return c, nil
-	case "flowint":
-		fi, ok := o.Arg.(*rules.Flowint)
-		if !ok || fi == nil || fi.IsModifier() {
-			return nil, bad()
-		}
-		return compileFlowint(fi, names), nil
-	case "xbits", "hostbits":
-		x, ok := o.Arg.(*rules.Xbit)
-		if !ok || x == nil || !x.IsCheck() {
-			return nil, bad()
-		}
-		xb, err := compileXbit(o.Name, x, names)
-		if err != nil {
-			return nil, err
-		}
-		return xb, nil
 	}
-	return nil, notSupported(o.Name)
+}
+
+func compileCsum(o *rules.Option, _ *Names) (check, error) {
+	c, ok := csumChecks[o.Name]
+	if !ok {
+		return nil, badArg(o)
+	}
+	c.valid = o.Value == "valid"
+	return &c, nil
+}
+
+func compileEvent(o *rules.Option, _ *Names) (check, error) {
+	e, ok := DecodeEvent(o)
+	if !ok {
+		return nil, fmt.Errorf("decode-event %s is not supported yet", o.Value)
+	}
+	return eventCheck(e), nil
+}
+
+func compileVLAN(o *rules.Option, _ *Names) (check, error) {
+	m, ok := o.Arg.(rules.IntMatch)
+	if !ok {
+		return nil, badArg(o)
+	}
+	c := &vlanCheck{m: m, layer: vlanAny}
+	if _, layer, has := strings.Cut(o.Value, ","); has {
+		layer = strings.TrimSpace(layer)
+		if layer == "all" {
+			c.layer = vlanAll
+		} else if n, err := strconv.Atoi(layer); err == nil {
+			c.layer = n
+		} else {
+			return nil, badArg(o)
+		}
+	}
+	return c, nil
+}
+
+func compileIPOpts(o *rules.Option, _ *Names) (check, error) {
+	bit, ok := ipoptBits[strings.TrimSpace(o.Value)]
+	if !ok {
+		return nil, badArg(o)
+	}
+	return &ipoptsCheck{bit: bit}, nil
+}
+
+func compileFlowbitCheck(o *rules.Option, names *Names) (check, error) {
+	fb, ok := o.Arg.(*rules.Flowbit)
+	if !ok || fb == nil || !fb.IsCheck() {
+		return nil, badArg(o)
+	}
+	c := &flowbitCheck{not: fb.Cmd == "isnotset"}
+	for _, n := range fb.Names {
+		c.ids = append(c.ids, names.Flowbit(n))
+	}
+	return c, nil
+}
+
+func compileFlowintCheck(o *rules.Option, names *Names) (check, error) {
+	fi, ok := o.Arg.(*rules.Flowint)
+	if !ok || fi == nil || fi.IsModifier() {
+		return nil, badArg(o)
+	}
+	return compileFlowint(fi, names), nil
+}
+
+func compileXbitCheck(o *rules.Option, names *Names) (check, error) {
+	x, ok := o.Arg.(*rules.Xbit)
+	if !ok || x == nil || !x.IsCheck() {
+		return nil, badArg(o)
+	}
+	xb, err := compileXbit(o.Name, x, names)
+	if err != nil {
+		return nil, err
+	}
+	return xb, nil
 }
 
 // dirCheck is a direction-only flow keyword (flow:to_server / to_client). Packets without a

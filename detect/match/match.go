@@ -61,19 +61,12 @@ func notSupported(name string) error {
 	return errors.New("keyword " + name + " is not supported yet")
 }
 
-// supported lists the canonical keyword names Compile and CompilePost accept.
-var supported = map[string]bool{
-	"flow": true, "tcp.flags": true, "ttl": true, "itype": true, "icode": true,
-	"icmp_id": true, "icmp_seq": true, "ip_proto": true, "ipopts": true, "fragbits": true,
-	"fragoffset": true, "id": true, "tos": true, "sameip": true, "tcp.seq": true,
-	"tcp.ack": true, "tcp.window": true, "tcp.mss": true, "tcp.wscale": true, "dsize": true, "vlan.id": true,
-	"decode-event": true, "ipv4-csum": true, "tcpv4-csum": true, "tcpv6-csum": true, "udpv4-csum": true,
-	"udpv6-csum": true, "icmpv4-csum": true, "icmpv6-csum": true, "flowbits": true, "flowint": true, "xbits": true, "hostbits": true,
-}
-
 // Supports reports whether keyword (canonical name) can be evaluated here. xbits with
 // track tx are refused by Compile even though xbits is supported.
-func Supports(keyword string) bool { return supported[keyword] }
+func Supports(keyword string) bool {
+	_, ok := compilers[keyword]
+	return ok
+}
 
 // Names numbers flowbit / flowint / xbit names for one engine (shared by all rules of it).
 // Numbers start at 1; flowbit 0 is the unnamed bit set/unset/toggle of an OR list act on.

@@ -721,3 +721,14 @@ func TestVlanID(t *testing.T) {
 		}
 	}
 }
+
+// TestCompilersAreRegisteredKeywords: the compiler table is keyed by the canonical names
+// package rules registers, so a keyword it lists is one a rule can use.
+func TestCompilersAreRegisteredKeywords(t *testing.T) {
+	for name := range compilers {
+		k := rules.Lookup(name)
+		if k == nil || k.Name != name {
+			t.Errorf("compiler %q: not a registered keyword's canonical name (%v)", name, k)
+		}
+	}
+}
