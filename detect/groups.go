@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/bits"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -434,24 +433,14 @@ func (b *groupBuilder) intern(set ruleSet) uint32 {
 	return gi
 }
 
-// maxCompileWorkers bounds the databases compiled at once.
-const maxCompileWorkers = 4
-
-// compile builds each group's pattern table and Hyperscan database; groups with the same
-// fast patterns share one database, and databases compile in parallel.
+// compile builds each group's pattern table (its rules' fast patterns, numbered, with the
+// rules using each) and has package hs compile the databases: groups with the same fast
+// patterns share one.
 func (b *groupBuilder) compile() error {
 	type key struct {
 		pat    string
 		nocase bool
 	}
-	type dbJob struct {
-		pats []hs.Pattern
-		db   *hs.Database
-		err  error
-		uses []int // group indexes
-	}
-	var jobs []*dbJob
-	byPatterns := map[uint64][]*dbJob{}
 	// Each rule's fast pattern, chosen once.
 	fps := make([]key, len(b.e.rules))
 	for iid, r := range b.e.rules {
@@ -460,9 +449,9 @@ func (b *groupBuilder) compile() error {
 			fps[iid] = key{string(fp.Pattern()), fp.Content.Nocase}
 		}
 	}
+	sets := make([][]hs.Pattern, len(b.setList))
 	for k, set := range b.setList {
-		gi := int(b.groupOf[k])
-		g := &b.e.sgh.mpm[gi]
+		g := &b.e.sgh.mpm[b.groupOf[k]]
 		ids := map[key]uint32{}
 		var pats []hs.Pattern
 		for w, word := range set {
@@ -479,63 +468,16 @@ func (b *groupBuilder) compile() error {
 				g.patternRules[id] = append(g.patternRules[id], iid)
 			}
 		}
-		if len(pats) == 0 {
-			continue
-		}
-		h := patternsHash(pats, b.seed)
-		var job *dbJob
-		for _, j := range byPatterns[h] {
-			if slices.EqualFunc(j.pats, pats, func(a, b hs.Pattern) bool {
-				return a.ID == b.ID && a.Nocase == b.Nocase && string(a.Bytes) == string(b.Bytes)
-			}) {
-				job = j
-				break
-			}
-		}
-		if job == nil {
-			job = &dbJob{pats: pats}
-			byPatterns[h] = append(byPatterns[h], job)
-			jobs = append(jobs, job)
-		}
-		job.uses = append(job.uses, gi)
+		sets[k] = pats
 	}
-	work := make(chan *dbJob)
-	var wg sync.WaitGroup
-	// A Hyperscan compile of a few thousand literals peaks at 100-300 MB: at most
-	// maxCompileWorkers run at once.
-	for range min(len(jobs), runtime.GOMAXPROCS(0), maxCompileWorkers) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range work {
-				if b.e.cfg.MPMCacheDir != "" {
-					j.db, j.err = hs.CompileCached(j.pats, b.e.cfg.MPMCacheDir)
-				} else {
-					j.db, j.err = hs.Compile(j.pats, hs.Options{})
-				}
-			}
-		}()
+	dbs, distinct, err := hs.CompileSets(sets, hs.Options{CacheDir: b.e.cfg.MPMCacheDir})
+	if err != nil {
+		return fmt.Errorf("detect: fast patterns: %w", err)
 	}
-	for _, j := range jobs {
-		work <- j
+	for k, db := range dbs {
+		b.e.sgh.mpm[b.groupOf[k]].db = db
 	}
-	close(work)
-	wg.Wait()
-	for _, j := range jobs {
-		if j.err != nil {
-			for _, o := range jobs {
-				o.db.Close()
-			}
-			return fmt.Errorf("detect: compiling %d fast patterns: %w", len(j.pats), j.err)
-		}
-		for _, gi := range j.uses {
-			b.e.sgh.mpm[gi].db = j.db
-		}
-	}
-	b.e.sgh.dbs = make([]*hs.Database, len(jobs))
-	for i, j := range jobs {
-		b.e.sgh.dbs[i] = j.db
-	}
+	b.e.sgh.dbs = distinct
 	b.countDatabases()
 	return nil
 }
@@ -570,19 +512,6 @@ func (b *groupBuilder) countDatabases() {
 		}
 		st.Databases = len(dbs)
 	}
-}
-
-func patternsHash(ps []hs.Pattern, seed maphash.Seed) uint64 {
-	var h maphash.Hash
-	h.SetSeed(seed)
-	for _, p := range ps {
-		h.Write(p.Bytes)
-		h.WriteByte(0)
-		if p.Nocase {
-			h.WriteByte(1)
-		}
-	}
-	return h.Sum64()
 }
 
 // groupMember reports whether the rule belongs in the groups of IP protocol proto and
