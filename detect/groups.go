@@ -202,7 +202,9 @@ func newGroupBuilder(e *Engine) *groupBuilder {
 	return b
 }
 
-// buildGroups computes the signature groups and compiles their databases.
+// buildGroups computes the signature groups and compiles their databases: per direction, the
+// TCP and UDP port groups (Suricata's RulesGroupByPorts), then the groups of every other IP
+// protocol (RulesGroupByIPProto).
 func (e *Engine) buildGroups() error {
 	b := newGroupBuilder(e)
 	e.sgh.mpm = []mpmGroup{{}}
@@ -224,102 +226,112 @@ func (e *Engine) buildGroups() error {
 		if dir == flow.ToClient {
 			limit = toClient
 		}
-		for _, pp := range []struct {
-			proto uint8
-			name  string
-			table *[2]*[65536]uint32
-			prio  []uint16
-		}{{decode.ProtoTCP, "tcp", &e.sgh.tcp, tcpPrio}, {decode.ProtoUDP, "udp", &e.sgh.udp, udpPrio}} {
-			entries := b.portEntries(pp.proto, dir, scores, pp.prio)
-			st := GroupStats{Proto: pp.name, ToServer: dir == flow.ToServer, PortGroups: len(entries)}
-			table := new([65536]uint32)
-			pp.table[dir] = table
-			used := map[uint32]bool{}
-			if e.cfg.Grouping.SharedMPM {
-				// One group for the protocol and direction.
-				all := make(ruleSet, b.words)
-				for _, en := range entries {
-					all.union(en.rules)
-				}
-				gi := b.intern(all)
-				for port := range table {
-					table[port] = gi
-				}
-				st.Groups = 1
-				e.sgh.stats = append(e.sgh.stats, st)
-				continue
-			}
-			own, join := limitGroups(entries, limit)
-			if join != nil {
-				gi := b.intern(join.rules)
-				used[gi] = true
-				for _, en := range entries {
-					for port := int(en.first); port <= int(en.last); port++ {
-						table[port] = gi
-					}
-				}
-			}
-			for _, en := range own {
-				gi := b.intern(en.rules)
-				used[gi] = true
-				for port := int(en.first); port <= int(en.last); port++ {
-					table[port] = gi
-				}
-			}
-			st.Groups = len(used)
-			e.sgh.stats = append(e.sgh.stats, st)
-		}
-		used := map[uint32]bool{}
-		// Rules of every protocol ("ip") belong to each protocol's set; the others only to
-		// their protocols' (one pass over the rules, not one per protocol).
-		var sets [256]ruleSet
-		anyProto := make(ruleSet, b.words)
-		var specific [256][]uint32
-		for _, r := range e.rules {
-			if b.mpmOf[r.IID] < 0 {
-				continue
-			}
-			if r.anyProto {
-				if r.groupMember(0, dir) {
-					anyProto.add(uint32(b.mpmOf[r.IID]))
-				}
-				continue
-			}
-			for proto := range 256 {
-				if r.hasProto(uint8(proto)) && r.groupMember(uint8(proto), dir) {
-					specific[proto] = append(specific[proto], r.IID)
-				}
-			}
-		}
-		shared := make(ruleSet, b.words)
-		for proto := 0; proto < 256; proto++ {
-			if uint8(proto) == decode.ProtoTCP || uint8(proto) == decode.ProtoUDP {
-				continue
-			}
-			sets[proto] = anyProto
-			if len(specific[proto]) > 0 {
-				sets[proto] = anyProto.clone()
-				for _, iid := range specific[proto] {
-					sets[proto].add(uint32(b.mpmOf[iid]))
-				}
-			}
-			shared.union(sets[proto])
-		}
-		for proto, set := range sets {
-			if set == nil || set.empty() {
-				continue
-			}
-			if e.cfg.Grouping.SharedMPM {
-				// One group for every other protocol of the direction.
-				set = shared
-			}
-			gi := b.intern(set)
-			e.sgh.other[dir][proto] = gi
-			used[gi] = true
-		}
-		e.sgh.stats = append(e.sgh.stats, GroupStats{Proto: "other", ToServer: dir == flow.ToServer, Groups: len(used)})
+		e.sgh.tcp[dir] = new([65536]uint32)
+		e.sgh.stats = append(e.sgh.stats, b.portGroups(decode.ProtoTCP, dir, e.sgh.tcp[dir], limit, scores, tcpPrio))
+		e.sgh.udp[dir] = new([65536]uint32)
+		e.sgh.stats = append(e.sgh.stats, b.portGroups(decode.ProtoUDP, dir, e.sgh.udp[dir], limit, scores, udpPrio))
+		e.sgh.stats = append(e.sgh.stats, b.protoGroups(dir))
 	}
 	return b.compile()
+}
+
+// portGroups fills table, the group index of every server port of protocol proto (TCP or
+// UDP) in direction dir: the port ranges with distinct rules, at most limit groups of them
+// kept apart (limitGroups) and the rest joined in one; with a shared MPM
+// (sgh-mpm-context: single) one group for every port.
+func (b *groupBuilder) portGroups(proto uint8, dir flow.Direction, table *[65536]uint32, limit int, scores []int, prio []uint16) GroupStats {
+	name := "tcp"
+	if proto == decode.ProtoUDP {
+		name = "udp"
+	}
+	entries := b.portEntries(proto, dir, scores, prio)
+	st := GroupStats{Proto: name, ToServer: dir == flow.ToServer, PortGroups: len(entries)}
+	if b.e.cfg.Grouping.SharedMPM {
+		all := make(ruleSet, b.words)
+		for _, en := range entries {
+			all.union(en.rules)
+		}
+		gi := b.intern(all)
+		for port := range table {
+			table[port] = gi
+		}
+		st.Groups = 1
+		return st
+	}
+	used := map[uint32]bool{}
+	own, join := limitGroups(entries, limit)
+	if join != nil {
+		gi := b.intern(join.rules)
+		used[gi] = true
+		for _, en := range entries {
+			for port := int(en.first); port <= int(en.last); port++ {
+				table[port] = gi
+			}
+		}
+	}
+	for _, en := range own {
+		gi := b.intern(en.rules)
+		used[gi] = true
+		for port := int(en.first); port <= int(en.last); port++ {
+			table[port] = gi
+		}
+	}
+	st.Groups = len(used)
+	return st
+}
+
+// protoGroups assigns the groups of every IP protocol but TCP and UDP in direction dir: one per
+// distinct rule set, where the rules of every protocol ("ip") belong to each protocol's set
+// and the others only to their protocols'; with a shared MPM one group for them all.
+func (b *groupBuilder) protoGroups(dir flow.Direction) GroupStats {
+	e := b.e
+	// One pass over the rules, not one per protocol.
+	var sets [256]ruleSet
+	anyProto := make(ruleSet, b.words)
+	var specific [256][]uint32
+	for _, r := range e.rules {
+		if b.mpmOf[r.IID] < 0 {
+			continue
+		}
+		if r.anyProto {
+			if r.groupMember(0, dir) {
+				anyProto.add(uint32(b.mpmOf[r.IID]))
+			}
+			continue
+		}
+		for proto := range 256 {
+			if r.hasProto(uint8(proto)) && r.groupMember(uint8(proto), dir) {
+				specific[proto] = append(specific[proto], r.IID)
+			}
+		}
+	}
+	shared := make(ruleSet, b.words)
+	for proto := 0; proto < 256; proto++ {
+		if uint8(proto) == decode.ProtoTCP || uint8(proto) == decode.ProtoUDP {
+			continue
+		}
+		sets[proto] = anyProto
+		if len(specific[proto]) > 0 {
+			sets[proto] = anyProto.clone()
+			for _, iid := range specific[proto] {
+				sets[proto].add(uint32(b.mpmOf[iid]))
+			}
+		}
+		shared.union(sets[proto])
+	}
+	used := map[uint32]bool{}
+	for proto, set := range sets {
+		if set == nil || set.empty() {
+			continue
+		}
+		if e.cfg.Grouping.SharedMPM {
+			set = shared
+		}
+		gi := b.intern(set)
+		e.sgh.other[dir][proto] = gi
+		used[gi] = true
+	}
+	return GroupStats{Proto: "other", ToServer: dir == flow.ToServer, Groups: len(used)}
 }
 
 // portEntries returns the port ranges of protocol proto and direction dir with a distinct set
