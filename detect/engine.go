@@ -13,13 +13,8 @@
 package detect
 
 import (
-	"cmp"
-	"encoding/binary"
 	"fmt"
-	"net/netip"
-	"slices"
 	"sort"
-	"strings"
 
 	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/config"
@@ -29,7 +24,6 @@ import (
 	"github.com/meerkat-ids/meerkat/detect/threshold"
 	"github.com/meerkat-ids/meerkat/firewall"
 	"github.com/meerkat-ids/meerkat/flow"
-	"github.com/meerkat-ids/meerkat/prefilter/broad"
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
@@ -66,7 +60,7 @@ type Config struct {
 }
 
 // Rule is one compiled rule. The fields a candidate walk reads (flags, header, programs) come
-// first, in three cache lines; the rest (the parsed rule, the alert record) follows.
+// first, in three cache lines; the rest (the parsed rule, tags, ordering and log data) follows.
 type Rule struct {
 	IID uint32
 	// Action is the rule's action flags (alert.Action bits).
@@ -89,32 +83,16 @@ type Rule struct {
 	// ports, which Suricata leaves out of the to-client rule groups (RulesGroupByPorts): it is
 	// never evaluated on a to-client packet.
 	synNoToClient bool
-	// needPayload and needNoPayload are Suricata's SIG_MASK_REQUIRE_PAYLOAD and
-	// SIG_MASK_REQUIRE_NO_PAYLOAD: a packet-payload keyword, or a dsize that excludes 0, needs
-	// a packet with payload; dsize:0 needs one without.
-	needPayload, needNoPayload bool
-	anyProto                   bool
-	ipv4Only                   bool
-	ipv6Only                   bool
-	portProto                  bool // the protocol has ports (tcp, udp, sctp)
-	hasMPM                     bool
+	hasMPM        bool
 	// toFlow is set when the rule's drop or pass applies to the whole flow (§2.4: explicit
 	// :flow scope, or auto scope for IP-only, like-IP-only, PD-only and app-layer types; stream
 	// and packet types act on the packet, since this engine's matches are never stateful yet).
-	toFlow   bool
-	src, dst *rules.Address
-	// srcAll and dstAll: the address field holds every IPv4 and IPv6 address ("any"), so
-	// headerMatch need not search it.
-	srcAll, dstAll bool
-	// src4 and dst4 are the fields' IPv4 ranges as numbers: headerMatch searches them for an
-	// IPv4 packet (a netip.Addr comparison costs more).
-	src4, dst4 v4Ranges
-	sp, dp     *rules.Port
-	match      *match.Matcher
-	post       *match.Post
-	payload    *payload.Program // pkt_data; nil when the rule has no payload keywords
-	// ipProtos is the set of IP protocols the rule applies to (unless anyProto), a bit each.
-	ipProtos [4]uint64
+	toFlow bool
+	// ruleHeader is what the rule's header requires of a packet (headerMatch).
+	ruleHeader
+	match   *match.Matcher
+	post    *match.Post
+	payload *payload.Program // pkt_data; nil when the rule has no payload keywords
 	// Src is the parsed rule.
 	Src *rules.Rule
 	// tags are the rule's tag keywords.
@@ -150,46 +128,27 @@ func (r *Rule) Firewall() (hook, policy string, ok bool) {
 	return r.table.String(), firewall.Policy{Action: r.Action, Scope: r.scope}.String(), true
 }
 
-// headerOrder orders the broad-rule index: firewall rules first, in iid order (a flow
-// direction's cached candidates keep them at the front, broadCache.nFW), then the other
-// rules by their header fields as written (source, destination, protocols, ports, IP
-// version), which clusters them.
-func headerOrder(a, b *Rule) int {
-	if a.fw || b.fw {
-		return cmp.Or(boolOrder(a.fw, b.fw), cmp.Compare(a.IID, b.IID))
-	}
-	return cmp.Or(strings.Compare(a.src.Text, b.src.Text), strings.Compare(a.dst.Text, b.dst.Text),
-		boolOrder(a.anyProto, b.anyProto), slices.Compare(a.ipProtos[:], b.ipProtos[:]),
-		strings.Compare(a.sp.Text, b.sp.Text), strings.Compare(a.dp.Text, b.dp.Text),
-		boolOrder(a.ipv4Only, b.ipv4Only), boolOrder(a.ipv6Only, b.ipv6Only))
-}
-
-// boolOrder orders true before false.
-func boolOrder(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return -1
-	}
-	return 1
-}
-
-// sameSides reports whether a `<>` rule's two sides are the same addresses and ports:
-// Suricata then treats it as unidirectional (SigHasSameSourceAndDestination), so it is not
-// doubled and alerts once.
-func sameSides(h *rules.Header) bool {
-	if !h.SrcPort.Any || !h.DstPort.Any {
-		if !slices.Equal(h.SrcPort.Ranges, h.DstPort.Ranges) {
-			return false
-		}
-	}
-	if !h.Src.Any || !h.Dst.Any {
-		if !slices.Equal(h.Src.V4, h.Dst.V4) || !slices.Equal(h.Src.V6, h.Dst.V6) {
-			return false
-		}
-	}
-	return true
+// ruleHeader is what a rule's header (and its payload-size requirements) asks of a packet:
+// IP version, protocols, ports and addresses. headerMatch checks it.
+type ruleHeader struct {
+	// needPayload and needNoPayload are Suricata's SIG_MASK_REQUIRE_PAYLOAD and
+	// SIG_MASK_REQUIRE_NO_PAYLOAD: a packet-payload keyword, or a dsize that excludes 0, needs
+	// a packet with payload; dsize:0 needs one without.
+	needPayload, needNoPayload bool
+	anyProto                   bool
+	ipv4Only                   bool
+	ipv6Only                   bool
+	portProto                  bool // the protocol has ports (tcp, udp, sctp)
+	// srcAll and dstAll: the address field holds every IPv4 and IPv6 address ("any"), so
+	// headerMatch need not search it.
+	srcAll, dstAll bool
+	src, dst       *rules.Address
+	// src4 and dst4 are the fields' IPv4 ranges as numbers: headerMatch searches them for an
+	// IPv4 packet (a netip.Addr comparison costs more).
+	src4, dst4 v4Ranges
+	sp, dp     *rules.Port
+	// ipProtos is the set of IP protocols the rule applies to (unless anyProto), a bit each.
+	ipProtos [4]uint64
 }
 
 // eventIndexed reports whether the rule is a candidate through the decoder-event index rather
@@ -204,78 +163,33 @@ func (r *Rule) deHeaderAny() bool {
 }
 
 // hasProto reports whether the rule's protocol set holds IP protocol p.
-func (r *Rule) hasProto(p uint8) bool { return r.ipProtos[p>>6]&(1<<(p&63)) != 0 }
+func (r *ruleHeader) hasProto(p uint8) bool { return r.ipProtos[p>>6]&(1<<(p&63)) != 0 }
 
-// Engine is the compiled rule set. It is immutable once built and shared by all workers.
+// Engine is the compiled rule set. It is immutable once built and shared by all workers; the
+// mutable detection state lives in its State, which passes to the engine built after it.
 //
-// The fields every packet reads come first, so that they share a few cache lines; the large
-// per-protocol tables come last (a packet's walk touches one entry of them at most).
+// It is composed of parts, each built by one stage of Build: the compiled rules in iid order,
+// the prefilter index that picks a packet's candidates (prefilterIndex), the firewall program
+// (fwProgram, firewall mode only) and the rate settings (thresholds). The fields every packet
+// reads come first, so that they share a few cache lines; the prefilter's large per-protocol
+// tables come last (a packet's walk touches one entry of them at most).
 type Engine struct {
 	rules []*Rule
-	// useBroad is false when Config.NoBroadIndex asked for the per-protocol lists.
-	useBroad bool
 	// firewall is set in firewall mode; hasTags when a rule uses the tag keyword (packets are
 	// then counted against the flow's and the State's host tags).
 	firewall bool
 	hasTags  bool
-	// hasPreFlow and hasPreStream say whether the pre_flow and pre_stream hook tables hold
-	// rules (HasHook).
-	hasPreFlow, hasPreStream bool
-	// nFW is the number of firewall rules: they hold iids 0..nFW-1.
-	nFW int
-	// firstFWMPM is the lowest iid of a firewall rule with a fast pattern (such a rule is a
-	// candidate on some packets only): a deciding rule is cached per flow direction only
-	// below it.
-	firstFWMPM uint32
-	// pktPolicy holds the default policies of the packet tables (by table), copied from
-	// policies; policyRules the synthetic rules that log a policy with an alert action.
-	pktPolicy   [firewall.TablePacketFilter + 1]firewall.Policy
-	policyRules [firewall.TablePacketFilter + 1]*Rule
-	// quietFilterPolicy: the packet:filter policy is accept:hook without alert, which
-	// changes nothing until the end of the packet (Suricata's default hook policy).
-	quietFilterPolicy bool
-	// quietNoFW: firewall mode with no firewall rule, no pre_flow or pre_stream hook and a
-	// quiet packet:filter policy: the firewall decides nothing a packet's inspection must wait
-	// for, so every packet with a flow takes inspectFirewallQuiet.
-	quietNoFW bool
-	// broad indexes the rules without a fast pattern by address, port and protocol (issue #5):
-	// one lookup per packet returns the ones whose header can accept it. broadIID maps the
-	// index's dense numbering to iids; broadIPOnly marks the IP-only ones by that numbering.
-	broad       *broad.Index
-	broadIID    []uint32
-	broadIPOnly []uint64
+	// fw is the firewall program: hook tables, policies, and what the walk may skip.
+	fw fwProgram
 	// thresholds decides threshold, detection_filter, suppress and rate_filter outcomes.
 	thresholds *threshold.Set
-	// Firewall mode: preFlow and preStream (per direction) list the rules of the
-	// packet:pre_flow and packet:pre_stream hooks in file order, evaluated one by one in their
-	// hooks (like every packet rule, they are candidates of the main walk too, as in Suricata
-	// 8.0.6 whose port groups hold them); policies are the default policies (the app-layer
-	// ones are read from here).
-	preFlow   []uint32
-	preStream [2][]uint32
-	policies  *firewall.Policies
 	// state is the mutable state (threshold tables, host tags): not the engine's own, it
 	// passes to the next engine.
 	state *State
-	// sgh holds the signature groups and their Hyperscan databases of pkt_data fast
-	// patterns: by IP protocol, direction and server port, as Suricata groups rules, so a
-	// packet is scanned only for the patterns of rules that can apply to it.
-	sgh   sigGroups
 	cfg   Config
 	names *match.Names
-	// always[proto] lists, in iid order, the rules without a fast pattern that apply to that IP
-	// protocol; they are candidates for every packet of it. alwaysIPOnly holds the IP-only
-	// ones, candidates only on the first packet of each flow direction.
-	always       [256][]uint32
-	alwaysIPOnly [256][]uint32
-	// eventRules[ev] lists, in iid order, the rules without a fast pattern that require decoder
-	// event ev (Rule.eventIndexed): candidates only for packets carrying it. hasEventRules says
-	// whether any exists.
-	eventRules    [decode.EventCount][]uint32
-	hasEventRules bool
-	// deRules lists, in iid order, the decoder-event-only rules that can match a packet
-	// without an IP layer that carries decoder events (Suricata's decoder_event_sgh).
-	deRules []uint32
+	// pf is the prefilter index: a packet's candidate rules.
+	pf prefilterIndex
 }
 
 // Supported reports whether the engine can evaluate a keyword (canonical name or alias). The
@@ -320,6 +234,11 @@ func (b *BuildError) Unwrap() error { return b.Err }
 // Build compiles rules. A rule the engine cannot evaluate is left out and reported in errs
 // (one error per rule, naming file, line and sid); err is set only when the engine as a whole
 // cannot be built (Hyperscan failure).
+//
+// It runs in stages, each returning what the next takes (as Suricata's SigPrepareStage1..4):
+// compile every rule (the rules it cannot evaluate fail here), check rate settings, order
+// the rules, compile them again in iid order, give out iids with the rate settings, then
+// build the firewall program and the prefilter index.
 func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 	if cfg.PacketAlertMax <= 0 {
 		cfg.PacketAlertMax = alert.DefaultMax
@@ -333,10 +252,28 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 	if cfg.State == nil {
 		cfg.State = NewState(cfg.ThresholdMaxEntries)
 	}
-	e = &Engine{cfg: cfg, names: match.NewNames(), firewall: cfg.Firewall, policies: cfg.Policies, state: cfg.State}
-	// The first compilation (which finds the rules that cannot be evaluated) runs in gid:sid
-	// order whatever the order of rs, so that its cost does not depend on the rule files'
-	// order; results and errors are then taken in the order of rs.
+	e = &Engine{cfg: cfg, names: match.NewNames(), firewall: cfg.Firewall, state: cfg.State}
+	compiled, errs := e.compileAll(rs)
+	compiled, errs = checkRates(compiled, cfg.Thresholds, errs)
+	compiled = orderRules(compiled, actionOrder(cfg.ActionOrder))
+	if e.rules, err = e.recompile(compiled); err != nil {
+		return nil, errs, err
+	}
+	if e.thresholds, err = e.numberRules(); err != nil {
+		return nil, errs, err
+	}
+	e.fw = e.buildFirewall()
+	if e.pf, err = e.buildPrefilter(); err != nil {
+		return nil, errs, err
+	}
+	e.finishFirewall()
+	return e, errs, nil
+}
+
+// compileAll compiles every rule once; the rules that fail are reported in errs. It compiles
+// in gid:sid order whatever the order of rs, so that its cost does not depend on the rule
+// files' order; results and errors are taken in the order of rs.
+func (e *Engine) compileAll(rs []*rules.Rule) (compiled []*Rule, errs []error) {
 	byID := make([]int, len(rs))
 	for i := range byID {
 		byID[i] = i
@@ -353,7 +290,6 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 	for _, i := range byID {
 		first[i], firstErr[i] = e.compile(rs[i])
 	}
-	var compiled []*Rule
 	for i, r := range rs {
 		if firstErr[i] != nil {
 			errs = append(errs, &BuildError{Rule: r, Err: firstErr[i]})
@@ -361,9 +297,13 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 		}
 		compiled = append(compiled, first[i]...)
 	}
-	// Rate settings Suricata refuses (threshold with detection_filter, bad backoff...) fail the
-	// rule; a scratch set checks them before iids are given out.
-	check := threshold.NewSet(threshold.Config{MaxEntries: 1}, cfg.Thresholds)
+	return compiled, errs
+}
+
+// checkRates fails the rules whose rate settings Suricata refuses (threshold with
+// detection_filter, bad backoff...), with a scratch set, before iids are given out.
+func checkRates(compiled []*Rule, entries []rules.ThresholdEntry, errs []error) ([]*Rule, []error) {
+	check := threshold.NewSet(threshold.Config{MaxEntries: 1}, entries)
 	kept := compiled[:0]
 	for i, c := range compiled {
 		if terr := check.Add(uint32(i), c.Src); terr != nil {
@@ -372,86 +312,43 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 		}
 		kept = append(kept, c)
 	}
-	compiled = kept
-	order := actionOrder(cfg.ActionOrder)
-	// The sort keys are computed once per rule; the position breaks the last ties (the two
-	// halves of a <> rule), so the result is one total order whatever the input order, and
-	// sorting costs the same for a shuffled rule file as for a sorted one.
-	keys := make([]sortKey, len(compiled))
-	for i, c := range compiled {
-		keys[i] = makeSortKey(c, order)
-		keys[i].pos = i
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].less(&keys[j]) })
-	sorted := make([]*Rule, len(compiled))
-	for i := range keys {
-		sorted[i] = compiled[keys[i].pos]
-	}
-	compiled = sorted
-	// Compile once more, now in iid order, with fresh variable numbering: what one packet's
-	// inspection walks (rules, matchers, programs, address sets) is then laid out in memory in
-	// the order it is walked, and nothing depends on the order of the rule files (a shuffled
-	// file made inspection 20% slower through scattered memory alone, bench/ordering.sh).
+	return kept, errs
+}
+
+// recompile compiles the ordered rules once more, in iid order, with fresh variable
+// numbering: what one packet's inspection walks (rules, matchers, programs, address sets) is
+// then laid out in memory in the order it is walked, and nothing depends on the order of the
+// rule files (a shuffled file made inspection 20% slower through scattered memory alone,
+// bench/ordering.sh).
+func (e *Engine) recompile(ordered []*Rule) ([]*Rule, error) {
 	e.names = match.NewNames()
-	again := make(map[*rules.Rule][]*Rule, len(compiled))
-	for i, c := range compiled {
+	again := make(map[*rules.Rule][]*Rule, len(ordered))
+	out := make([]*Rule, len(ordered))
+	for i, c := range ordered {
 		variants, ok := again[c.Src]
 		if !ok {
+			var err error
 			variants, err = e.compile(c.Src)
 			if err != nil {
-				return nil, errs, fmt.Errorf("detect: recompiling sid %d: %w", c.Src.SID, err)
+				return nil, fmt.Errorf("detect: recompiling sid %d: %w", c.Src.SID, err)
 			}
 		}
-		compiled[i], again[c.Src] = variants[0], variants[1:]
+		out[i], again[c.Src] = variants[0], variants[1:]
 	}
-	e.rules = compiled
-	e.thresholds = threshold.NewSet(threshold.Config{Tables: e.state.thresholds}, cfg.Thresholds)
-	for i, r := range compiled {
+	return out, nil
+}
+
+// numberRules gives the rules their iids (and log ids) in order and registers their rate
+// settings, counted in the State's tables.
+func (e *Engine) numberRules() (*threshold.Set, error) {
+	ts := threshold.NewSet(threshold.Config{Tables: e.state.thresholds}, e.cfg.Thresholds)
+	for i, r := range e.rules {
 		r.IID, r.logID = uint32(i), uint32(i)
-		if terr := e.thresholds.Add(r.IID, r.Src); terr != nil {
-			return nil, errs, fmt.Errorf("detect: thresholds: %w", terr)
-		}
-		switch {
-		case r.fw && r.table == firewall.TablePreFlow:
-			e.preFlow = append(e.preFlow, r.IID)
-		case r.fw && r.table == firewall.TablePreStream:
-			if r.Src.ToServer {
-				e.preStream[flow.ToServer] = append(e.preStream[flow.ToServer], r.IID)
-			}
-			if r.Src.ToClient {
-				e.preStream[flow.ToClient] = append(e.preStream[flow.ToClient], r.IID)
-			}
+		if err := ts.Add(r.IID, r.Src); err != nil {
+			return nil, fmt.Errorf("detect: thresholds: %w", err)
 		}
 	}
-	e.hasPreFlow = len(e.preFlow) > 0
-	e.hasPreStream = len(e.preStream[0]) > 0 || len(e.preStream[1]) > 0
-	if e.firewall {
-		e.pktPolicy[firewall.TablePreFlow] = e.policies.PreFlow
-		e.pktPolicy[firewall.TablePreStream] = e.policies.PreStream
-		e.pktPolicy[firewall.TablePacketFilter] = e.policies.PacketFilter
-		e.buildPolicyRules()
-		pf := e.pktPolicy[firewall.TablePacketFilter]
-		e.quietFilterPolicy = pf.Scope == rules.ScopeHook && pf.Action&alert.ActionAccept != 0 &&
-			pf.Action&(alert.ActionAlert|alert.ActionDrop) == 0 && e.policyRules[firewall.TablePacketFilter] == nil
-	}
-	if err := e.buildPrefilter(); err != nil {
-		return nil, errs, err
-	}
-	e.firstFWMPM = ^uint32(0)
-	for _, r := range e.rules {
-		r.flowStart = r.flowStart && !r.hasMPM // prefiltered rules see every packet (8.0.6)
-		if !r.fw {
-			continue
-		}
-		e.nFW++
-		if r.hasMPM && r.IID < e.firstFWMPM {
-			e.firstFWMPM = r.IID
-		}
-		r.fwStatic = r.table == firewall.TablePacketFilter && !r.flowStart && !r.hasMPM && r.payload == nil &&
-			!r.needPayload && !r.needNoPayload && r.match.Len() == 0 && r.post.Empty() && !e.thresholds.HasRate(r.IID)
-	}
-	e.quietNoFW = e.firewall && e.nFW == 0 && e.quietFilterPolicy && !e.hasPreFlow && !e.hasPreStream
-	return e, errs, nil
+	return ts, nil
 }
 
 // Rules returns the compiled rules in iid order.
@@ -465,373 +362,10 @@ func (e *Engine) Len() int { return len(e.rules) }
 
 // PolicyRules returns the synthetic rules of the firewall's packet policies that alert
 // (Suricata's AddPktPolicySignature), by table; nil where a policy does not alert.
-func (e *Engine) PolicyRules() []*Rule { return e.policyRules[:] }
+func (e *Engine) PolicyRules() []*Rule { return e.fw.policyRules[:] }
 
 // IsFirewall reports whether the engine runs in firewall mode.
 func (e *Engine) IsFirewall() bool { return e.firewall }
-
-// compile turns one parsed rule into one compiled rule, or two for a `<>` rule (Suricata
-// duplicates those with source and destination swapped).
-func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
-	h := &r.Header
-	// Without TCP reassembly yet, rules meant for the stream inspect each packet's payload
-	// (the scope issue #4 sets; the stream comes with the app-layer issue).
-	if gaps := missing(r, true); len(gaps) > 0 {
-		return nil, gaps[0]
-	}
-	if r.Firewall && !e.firewall {
-		return nil, fmt.Errorf("firewall rule outside firewall mode")
-	}
-	if !r.Firewall && len(h.Actions) != 1 {
-		return nil, fmt.Errorf("action lists are only valid in firewall rules")
-	}
-	c := &Rule{Src: r, Action: alert.Action(h.Actions[0].Flags()), NoAlert: r.NoAlert}
-	if r.Alert && c.Action&alert.ActionPass != 0 {
-		c.Action |= alert.ActionAlert // pass rule with the alert keyword: its match is logged
-	}
-	if r.Firewall {
-		// Firewall rules: every action of the list; drop does not imply alert, the alert
-		// keyword or a secondary alert action asks for one.
-		c.fw, c.scope, c.table = true, h.Scope, firewall.RuleTable(r)
-		c.Action = alert.Action(h.ActionFlags(true))
-		if r.Alert {
-			c.Action |= alert.ActionAlert
-		}
-	}
-	if len(h.Protocol.IPProtos) == 0 {
-		c.anyProto = true
-	}
-	for _, p := range h.Protocol.IPProtos {
-		c.ipProtos[p>>6] |= 1 << (p & 63)
-		if p == decode.ProtoTCP || p == decode.ProtoUDP || p == decode.ProtoSCTP {
-			c.portProto = true
-		}
-	}
-	c.ipv4Only, c.ipv6Only = h.Protocol.IPv4Only, h.Protocol.IPv6Only
-	c.src, c.dst, c.sp, c.dp = cloneAddress(h.Src), cloneAddress(h.Dst), clonePort(h.SrcPort), clonePort(h.DstPort)
-	var err error
-	if c.match, err = match.Compile(r, e.names); err != nil {
-		return nil, err
-	}
-	if c.post, err = match.CompilePost(r, e.names); err != nil {
-		return nil, err
-	}
-	if b := r.Buffer("pkt_data"); b != nil && len(b.Matches) > 0 {
-		if c.payload, err = payload.Compile(b); err != nil {
-			return nil, err
-		}
-		c.needPayload = true
-	}
-	for _, o := range r.Matches {
-		if o.Name != "dsize" {
-			continue
-		}
-		if m, ok := o.Arg.(rules.IntMatch); ok {
-			switch {
-			case m.Op == "=" && m.A == 0:
-				c.needNoPayload = true
-			case m.Op == "=", m.Op == ">", m.Op == ">=", m.Op == "!=", m.Op == "<>":
-				c.needPayload = true
-			}
-		}
-	}
-	c.tags = compileTags(r.Tags)
-	if len(c.tags) > 0 {
-		e.hasTags = true
-	}
-	// The flow_start hook limits a rule without a fast pattern to the first packet of each
-	// flow direction (Suricata checks it in the non-prefilter engine only), firewall or not.
-	c.flowStart = h.Protocol.Hook == "flow_start"
-	c.ipOnly = r.Type() == rules.TypeIPOnly
-	c.deOnly = r.Type() == rules.TypeDEOnly
-	for _, o := range r.Matches {
-		if ev, ok := match.DecodeEvent(o); ok {
-			c.event = ev
-			break
-		}
-	}
-	switch h.Scope {
-	case rules.ScopeFlow:
-		c.toFlow = true
-	case rules.ScopeAuto:
-		switch r.Type() {
-		case rules.TypeIPOnly, rules.TypeLikeIPOnly, rules.TypePDOnly, rules.TypeAppLayer, rules.TypeAppTx:
-			c.toFlow = true
-		}
-	}
-	c.severity = 3
-	if cl, ok := e.cfg.Classifications[strings.ToLower(r.Classtype)]; ok {
-		c.severity = cl.Priority
-	}
-	if r.Priority > 0 {
-		c.severity = r.Priority
-	}
-	out := []*Rule{c}
-	if h.Direction == rules.DirBoth && !sameSides(h) {
-		rev := *c
-		rev.src, rev.dst, rev.sp, rev.dp = c.dst, c.src, c.dp, c.sp
-		out = append(out, &rev)
-	}
-	for _, o := range out {
-		o.srcAll, o.dstAll = o.src != nil && o.src.HoldsAll(), o.dst != nil && o.dst.HoldsAll()
-		o.src4, o.dst4 = makeV4Ranges(o.src), makeV4Ranges(o.dst)
-		o.synNoToClient = r.ToServer && r.ToClient && synOnly(r) && len(o.dp.Ranges) > 0 &&
-			o.dp.Ranges[0] != (rules.PortRange{First: 0, Last: 65535})
-	}
-	return out, nil
-}
-
-// cloneAddress and clonePort copy a header field into fresh memory, so a rule's fields sit next
-// to its compiled form rather than wherever the parser put them.
-// v4Ranges is an address field's IPv4 ranges as numbers, sorted and disjoint.
-type v4Ranges []struct{ first, last uint32 }
-
-func makeV4Ranges(a *rules.Address) v4Ranges {
-	if a == nil || len(a.V4) == 0 {
-		return nil
-	}
-	out := make(v4Ranges, len(a.V4))
-	for i, r := range a.V4 {
-		out[i].first, out[i].last = addr4(r.First), addr4(r.Last)
-	}
-	return out
-}
-
-// contains reports whether ip is in one of the ranges (a binary search for the first range
-// whose end is not below ip).
-func (rs v4Ranges) contains(ip uint32) bool {
-	lo, hi := 0, len(rs)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if rs[m].last < ip {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo < len(rs) && rs[lo].first <= ip
-}
-
-// addr4 is an IPv4 address as a number; a must be an IPv4 address.
-func addr4(a netip.Addr) uint32 {
-	b := a.As4()
-	return binary.BigEndian.Uint32(b[:])
-}
-
-func cloneAddress(a *rules.Address) *rules.Address {
-	if a == nil {
-		return nil
-	}
-	c := *a
-	c.V4 = append([]rules.IPRange(nil), a.V4...)
-	c.V6 = append([]rules.IPRange(nil), a.V6...)
-	return &c
-}
-
-func clonePort(p *rules.Port) *rules.Port {
-	if p == nil {
-		return nil
-	}
-	c := *p
-	c.Ranges = append([]rules.PortRange(nil), p.Ranges...)
-	return &c
-}
-
-// actionOrder maps action flags to their rank in action-order.
-func actionOrder(names []string) map[string]int {
-	if len(names) == 0 {
-		names = []string{"pass", "drop", "reject", "alert"}
-	}
-	m := map[string]int{}
-	for i, n := range names {
-		m[n] = i
-	}
-	return m
-}
-
-func actionRank(r *Rule, order map[string]int) int {
-	switch a := r.Src.Header.Actions[0]; {
-	case a == rules.ActionPass:
-		return order["pass"]
-	case a == rules.ActionDrop:
-		return order["drop"]
-	case a == rules.ActionReject || a == rules.ActionRejectSrc || a == rules.ActionRejectDst || a == rules.ActionRejectBoth:
-		return order["reject"]
-	}
-	return order["alert"]
-}
-
-// varClass ranks a rule's use of a variable kind as Suricata's sort does: set 4 > set+read 3 >
-// read 2 > none 1.
-func varClass(set, read bool) int {
-	switch {
-	case set && read:
-		return 3
-	case set:
-		return 4
-	case read:
-		return 2
-	}
-	return 1
-}
-
-func flowbitsClass(r *rules.Rule) int {
-	var set, read bool
-	for _, fb := range r.Flowbits {
-		switch fb.Cmd {
-		case "set", "unset", "toggle":
-			set = true
-		case "isset", "isnotset":
-			read = true
-		}
-	}
-	return varClass(set, read)
-}
-
-func flowintClass(r *rules.Rule) int {
-	var set, read bool
-	for _, fi := range r.Flowints {
-		if fi.IsModifier() {
-			set = true
-		} else {
-			read = true
-		}
-	}
-	return varClass(set, read)
-}
-
-func xbitsClass(r *rules.Rule, pair bool) int {
-	var set, read bool
-	for _, xb := range r.Xbits {
-		if (xb.Track == "ip_pair") != pair {
-			continue
-		}
-		switch xb.Cmd {
-		case "set", "unset", "toggle":
-			set = true
-		case "isset", "isnotset":
-			read = true
-		}
-	}
-	return varClass(set, read)
-}
-
-func priority(r *Rule) int { return r.severity }
-
-// sortKey is a rule's place in Suricata 8's threat-detection order (reference §5.2): action
-// order, then writers of flowbits, flowints, hostbits and ippair bits before readers before
-// non-users, then priority, then sid; pos (the compile position) only separates the two halves
-// of a <> rule, which agree on everything else.
-type sortKey struct {
-	table                                   firewall.Table // firewall rules first, by table
-	action                                  int
-	flowbits, flowint, hostbits, ippairbits int
-	priority                                int
-	sid                                     uint32
-	pos                                     int
-}
-
-func makeSortKey(r *Rule, order map[string]int) sortKey {
-	if r.fw {
-		// Firewall packet rules keep their file order, whatever their hook (pos decides).
-		return sortKey{table: firewall.TablePacketFilter}
-	}
-	return sortKey{table: firewall.TablePacketTD, action: actionRank(r, order), flowbits: flowbitsClass(r.Src), flowint: flowintClass(r.Src),
-		hostbits: xbitsClass(r.Src, false), ippairbits: xbitsClass(r.Src, true), priority: priority(r), sid: r.Src.SID}
-}
-
-func (a *sortKey) less(b *sortKey) bool {
-	switch {
-	case a.table != b.table:
-		return a.table < b.table
-	case a.action != b.action:
-		return a.action < b.action
-	case a.flowbits != b.flowbits:
-		return a.flowbits > b.flowbits
-	case a.flowint != b.flowint:
-		return a.flowint > b.flowint
-	case a.hostbits != b.hostbits:
-		return a.hostbits > b.hostbits
-	case a.ippairbits != b.ippairbits:
-		return a.ippairbits > b.ippairbits
-	case a.priority != b.priority:
-		return a.priority < b.priority
-	case a.sid != b.sid:
-		return a.sid < b.sid
-	}
-	return a.pos < b.pos
-}
-
-// buildPrefilter sorts the rules into the prefilter: those with a pkt_data fast pattern into the
-// signature groups' Hyperscan databases, the others into the broad-rule index (or per-protocol
-// lists).
-func (e *Engine) buildPrefilter() error {
-	for _, r := range e.rules {
-		fp, ok := r.Src.FastPattern()
-		if ok && fp.Buffer == "pkt_data" && !fp.Content.Negated && len(fp.Pattern()) > 0 {
-			r.hasMPM = true
-			continue
-		}
-		if r.deOnly && r.deHeaderAny() {
-			e.deRules = append(e.deRules, r.IID)
-		}
-		if r.eventIndexed() {
-			e.eventRules[r.event] = append(e.eventRules[r.event], r.IID)
-			e.hasEventRules = true
-			continue
-		}
-		for p := 0; p < 256; p++ {
-			if r.anyProto || r.hasProto(uint8(p)) {
-				if r.ipOnly {
-					e.alwaysIPOnly[p] = append(e.alwaysIPOnly[p], r.IID)
-				} else {
-					e.always[p] = append(e.always[p], r.IID)
-				}
-			}
-		}
-	}
-	if !e.cfg.NoBroadIndex {
-		var brs []broad.Rule
-		for p := 0; p < 256; p++ {
-			e.always[p], e.alwaysIPOnly[p] = nil, nil
-		}
-		// The index's bit order is free (broadIID maps it back to iids): rules with the same
-		// header fields are put side by side, so that a packet's matches fall in few words
-		// and the index's summaries skip the others.
-		var broadRules []*Rule
-		for _, r := range e.rules {
-			if !r.hasMPM && !r.eventIndexed() {
-				broadRules = append(broadRules, r)
-			}
-		}
-		sort.SliceStable(broadRules, func(i, j int) bool { return headerOrder(broadRules[i], broadRules[j]) < 0 })
-		for _, r := range broadRules {
-			br := broad.Rule{Src: r.src, Dst: r.dst, SrcPort: r.sp, DstPort: r.dp,
-				IPv4Only: r.ipv4Only, IPv6Only: r.ipv6Only}
-			if !r.anyProto {
-				for p := 0; p < 256; p++ {
-					if r.hasProto(uint8(p)) {
-						br.Protos = append(br.Protos, uint8(p))
-					}
-				}
-			}
-			brs = append(brs, br)
-			e.broadIID = append(e.broadIID, r.IID)
-		}
-		idx, err := broad.Build(brs, broad.Options{})
-		if err != nil {
-			return fmt.Errorf("detect: broad-rule index: %w", err)
-		}
-		e.broad, e.useBroad = idx, true
-		e.broadIPOnly = make([]uint64, idx.Words())
-		for k, iid := range e.broadIID {
-			if e.rules[iid].ipOnly {
-				e.broadIPOnly[k>>6] |= 1 << (k & 63)
-			}
-		}
-	}
-	return e.buildGroups()
-}
 
 // ForgetFlow drops the per-flow threshold state of a flow that ended (call it before the flow's
 // memory is reused).
@@ -843,7 +377,7 @@ func (e *Engine) ForgetFlow(f *flow.Flow) {
 
 // Close releases the Hyperscan database.
 func (e *Engine) Close() {
-	for _, db := range e.sgh.dbs {
+	for _, db := range e.pf.sgh.dbs {
 		db.Close()
 	}
 }

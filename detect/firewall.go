@@ -124,34 +124,35 @@ func (tc *ThreadCtx) FirewallDiscarded() uint64 { return tc.fw.Discarded }
 func (e *Engine) HasHook(t firewall.Table) bool {
 	switch t {
 	case firewall.TablePreFlow:
-		return e.hasPreFlow
+		return e.fw.hasPreFlow
 	case firewall.TablePreStream:
-		return e.hasPreStream
+		return e.fw.hasPreStream
 	}
 	return false
 }
 
-// buildPolicyRules makes the synthetic rules that log a packet policy with an alert action
-// (AddPktPolicySignature).
-func (e *Engine) buildPolicyRules() {
+// policyRules makes the synthetic rules that log a packet policy with an alert action
+// (AddPktPolicySignature); nRules is the engine's rule count, after which their log ids come.
+func policyRules(fw *fwProgram, nRules uint32) [firewall.TablePacketFilter + 1]*Rule {
+	var out [firewall.TablePacketFilter + 1]*Rule
 	for _, t := range []firewall.Table{firewall.TablePreFlow, firewall.TablePreStream, firewall.TablePacketFilter} {
-		pol := e.policy(t)
+		pol := fw.policy(t)
 		if !pol.Alerts() {
 			continue
 		}
 		// iid 0: Suricata's policy signature is zeroed memory, so it sorts first in its table.
-		r := &Rule{IID: 0, Action: pol.Action, fw: true, table: t, scope: pol.Scope, severity: 3,
-			logID: uint32(len(e.rules)) + uint32(t)}
-		e.policyRules[t] = r
+		out[t] = &Rule{IID: 0, Action: pol.Action, fw: true, table: t, scope: pol.Scope, severity: 3,
+			logID: nRules + uint32(t)}
 	}
+	return out
 }
 
 // policy returns the default policy of a packet table.
-func (e *Engine) policy(t firewall.Table) firewall.Policy {
+func (fw *fwProgram) policy(t firewall.Table) firewall.Policy {
 	if t == firewall.TablePreFlow || t == firewall.TablePreStream {
-		return e.pktPolicy[t]
+		return fw.pktPolicy[t]
 	}
-	return e.pktPolicy[firewall.TablePacketFilter]
+	return fw.pktPolicy[firewall.TablePacketFilter]
 }
 
 // RunHook evaluates the rules of a packet hook table (TablePreFlow before the flow table, with
@@ -161,14 +162,14 @@ func (e *Engine) policy(t firewall.Table) firewall.Policy {
 func (e *Engine) RunHook(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction, t firewall.Table) bool {
 	tc.begin(e, p, f, dir)
 	tc.fw.startRun()
-	list := e.preFlow
+	list := e.fw.preFlow
 	if t == firewall.TablePreStream {
-		list = e.preStream[dir]
+		list = e.fw.preStream[dir]
 	}
 	if len(list) == 0 {
 		// No rule group for this direction: Suricata only closes the hook with its policy as
 		// final (whose alert comes too late to be logged).
-		e.failClosed(tc, p, f, t)
+		e.fw.failClosed(tc, p, f, t)
 		return tc.Verdict.Dropped()
 	}
 	skipFW := f != nil && f.Accept
@@ -191,10 +192,10 @@ func (e *Engine) RunHook(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 	if skipFW || verdict {
 		tc.Verdict.Action |= action
 	} else {
-		e.applyPacketPolicy(tc, t, f, false)
+		e.fw.applyPacketPolicy(tc, t, f, false)
 	}
 	e.firewallFinalize(tc, p, f, false, false)
-	e.failClosed(tc, p, f, t)
+	e.fw.failClosed(tc, p, f, t)
 	tc.fw.Alerts += uint64(len(tc.fw.logged))
 	return tc.Verdict.Dropped()
 }
@@ -240,8 +241,8 @@ func (e *Engine) fwRuleMatched(tc *ThreadCtx, r *Rule, p *decode.Packet, f *flow
 // the packet (reason: default packet policy), accept:packet and accept:flow accept it,
 // accept:hook only when final. A policy with alert queues its synthetic rule. It returns the
 // packet's action.
-func (e *Engine) applyPacketPolicy(tc *ThreadCtx, t firewall.Table, f *flow.Flow, final bool) alert.Action {
-	pol := e.policy(t)
+func (fw *fwProgram) applyPacketPolicy(tc *ThreadCtx, t firewall.Table, f *flow.Flow, final bool) alert.Action {
+	pol := fw.policy(t)
 	v := &tc.Verdict
 	switch {
 	case pol.Action&alert.ActionDrop != 0:
@@ -261,7 +262,7 @@ func (e *Engine) applyPacketPolicy(tc *ThreadCtx, t firewall.Table, f *flow.Flow
 			}
 		}
 	}
-	if pr := e.policyRules[t]; pr != nil && !final {
+	if pr := fw.policyRules[t]; pr != nil && !final {
 		// Queued before the alert walk, and first in its table (its iid is 0 in Suricata).
 		// The final call comes after the walk: Suricata queues that alert too late to log it.
 		tc.fw.addMatch(fwMatch{r: pr, action: pol.Action, scope: pol.Scope, table: t, policy: true}, true)
@@ -274,9 +275,9 @@ func (e *Engine) applyPacketPolicy(tc *ThreadCtx, t firewall.Table, f *flow.Flow
 
 // failClosed gives a captured packet with neither accept nor drop the table's policy as final
 // (DetectRunPostRules): accept:hook then accepts the packet.
-func (e *Engine) failClosed(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, t firewall.Table) {
+func (fw *fwProgram) failClosed(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, t firewall.Table) {
 	if tc.Verdict.Action&(alert.ActionAccept|alert.ActionDrop) == 0 && p.Source == decode.SourceWire {
-		e.applyPacketPolicy(tc, t, f, true)
+		fw.applyPacketPolicy(tc, t, f, true)
 	}
 }
 
@@ -298,10 +299,10 @@ func (e *Engine) quietFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, di
 	if f == nil || f.Accept || p.IPVersion == 0 || p.IPProto == 0 || len(e.rules) == 0 {
 		return false
 	}
-	if e.quietNoFW {
+	if e.fw.quietNoFW {
 		return true
 	}
-	if !e.useBroad {
+	if !e.pf.useBroad {
 		return false
 	}
 	bc := &tc.fs.broad[dir]
@@ -326,9 +327,9 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 			}
 		}
 	} else if len(e.rules) > 0 {
-		have := e.collect(tc, p, dir)
+		have := e.pf.collect(tc, p, dir)
 		var bc *broadCache
-		if e.useBroad {
+		if e.pf.useBroad {
 			bc = tc.broadCache()
 		}
 		stop := false
@@ -356,7 +357,7 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 			iid, ok := cs.Next(0)
 			// Firewall rules have the lowest iids: walk them first, until one decides.
 			if !skipFW && !stop {
-				for ; ok && iid < e.nFW; iid, ok = cs.Next(iid + 1) {
+				for ; ok && iid < e.fw.nFW; iid, ok = cs.Next(iid + 1) {
 					r := e.rules[iid]
 					if r.flowStart && !flowStart || r.synNoToClient && dir == flow.ToClient {
 						continue
@@ -369,7 +370,7 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 					stop, done = e.fwRuleMatched(tc, r, p, f, &action)
 					if done {
 						verdict, skipFW = true, true
-						if static && bc != nil && bc.valid && !bc.overflow && r.IID < e.firstFWMPM {
+						if static && bc != nil && bc.valid && !bc.overflow && r.IID < e.fw.firstFWMPM {
 							bc.fwFirst = r.IID + 1
 							bc.fwQuiet = r.scope == rules.ScopeHook && r.Action&alert.ActionAccept != 0 &&
 								r.Action&(alert.ActionAlert|alert.ActionDrop) == 0
@@ -379,8 +380,8 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 					static = false
 				}
 			}
-			if ok && iid < e.nFW {
-				iid, ok = cs.Next(e.nFW)
+			if ok && iid < e.fw.nFW {
+				iid, ok = cs.Next(e.fw.nFW)
 			}
 			if stop || passed {
 				e.walkIPOnly(tc, p, f, iid, ok, ipOnlyDone)
@@ -393,17 +394,17 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 	if skipFW || verdict {
 		tc.Verdict.Action |= action
 		pktPolicy = action
-	} else if e.quietFilterPolicy {
+	} else if e.fw.quietFilterPolicy {
 		// What applyPacketPolicy does, before the end, for an accept:hook policy without alert.
 		pktPolicy = action | tc.Verdict.Action
 	} else {
-		pktPolicy = action | e.applyPacketPolicy(tc, firewall.TablePacketFilter, f, false)
+		pktPolicy = action | e.fw.applyPacketPolicy(tc, firewall.TablePacketFilter, f, false)
 	}
 	// A packet the packet tables neither dropped nor accepted goes on to the app-layer tables;
 	// without app-layer state that is a default accept.
 	defaultAccept := pktPolicy&(alert.ActionDrop|alert.ActionAccept) == 0
 	e.firewallFinalize(tc, p, f, true, defaultAccept)
-	e.failClosed(tc, p, f, firewall.TablePacketFilter)
+	e.fw.failClosed(tc, p, f, firewall.TablePacketFilter)
 	tc.fw.Alerts += uint64(len(tc.fw.logged))
 }
 
@@ -416,12 +417,12 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 // and Inspect calls it directly, so that the general function's frame is not set up either.
 func (e *Engine) inspectFirewallQuiet(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
 	tc.fw.startRun()
-	if e.collect(tc, p, dir) {
+	if e.pf.collect(tc, p, dir) {
 		ipOnlyDone := tc.takeIPOnly()
 		cs := tc.cands
 		iid, ok := cs.Next(0)
-		if ok && iid < e.nFW {
-			iid, ok = cs.Next(e.nFW) // the firewall rules are decided
+		if ok && iid < e.fw.nFW {
+			iid, ok = cs.Next(e.fw.nFW) // the firewall rules are decided
 		}
 		if f.Action == flow.ActionPass {
 			e.walkIPOnly(tc, p, f, iid, ok, ipOnlyDone)
@@ -430,7 +431,7 @@ func (e *Engine) inspectFirewallQuiet(tc *ThreadCtx, p *decode.Packet, f *flow.F
 		}
 	}
 	e.firewallFinalize(tc, p, f, true, true)
-	e.failClosed(tc, p, f, firewall.TablePacketFilter)
+	e.fw.failClosed(tc, p, f, firewall.TablePacketFilter)
 	tc.fw.Alerts += uint64(len(tc.fw.logged))
 }
 
@@ -571,4 +572,96 @@ func (e *Engine) applyTD(tc *ThreadCtx, f *flow.Flow) {
 			f.Action = flow.ActionPass
 		}
 	}
+}
+
+// fwProgram is the firewall side of the engine (reference §1.5): the hook tables and default
+// policies, and what the firewall walk knows in advance about its rules. Firewall rules hold
+// iids 0..nFW-1, in file order.
+type fwProgram struct {
+	// hasPreFlow and hasPreStream say whether the pre_flow and pre_stream hook tables hold
+	// rules (HasHook).
+	hasPreFlow, hasPreStream bool
+	// nFW is the number of firewall rules.
+	nFW int
+	// firstFWMPM is the lowest iid of a firewall rule with a fast pattern (such a rule is a
+	// candidate on some packets only): a deciding rule is cached per flow direction only
+	// below it.
+	firstFWMPM uint32
+	// pktPolicy holds the default policies of the packet tables (by table), copied from
+	// policies; policyRules the synthetic rules that log a policy with an alert action.
+	pktPolicy   [firewall.TablePacketFilter + 1]firewall.Policy
+	policyRules [firewall.TablePacketFilter + 1]*Rule
+	// quietFilterPolicy: the packet:filter policy is accept:hook without alert, which
+	// changes nothing until the end of the packet (Suricata's default hook policy).
+	quietFilterPolicy bool
+	// quietNoFW: firewall mode with no firewall rule, no pre_flow or pre_stream hook and a
+	// quiet packet:filter policy: the firewall decides nothing a packet's inspection must wait
+	// for, so every packet with a flow takes inspectFirewallQuiet.
+	quietNoFW bool
+	// preFlow and preStream (per direction) list the rules of the packet:pre_flow and
+	// packet:pre_stream hooks in file order, evaluated one by one in their hooks (like every
+	// packet rule, they are candidates of the main walk too, as in Suricata 8.0.6 whose port
+	// groups hold them); policies are the default policies (the app-layer ones are read from
+	// here).
+	preFlow   []uint32
+	preStream [2][]uint32
+	policies  *firewall.Policies
+}
+
+// buildFirewall builds the firewall program from the numbered rules: the hook tables, the
+// packet tables' policies and their synthetic alert rules.
+func (e *Engine) buildFirewall() fwProgram {
+	var fw fwProgram
+	for _, r := range e.rules {
+		if !r.fw {
+			continue
+		}
+		fw.nFW++
+		switch r.table {
+		case firewall.TablePreFlow:
+			fw.preFlow = append(fw.preFlow, r.IID)
+		case firewall.TablePreStream:
+			if r.Src.ToServer {
+				fw.preStream[flow.ToServer] = append(fw.preStream[flow.ToServer], r.IID)
+			}
+			if r.Src.ToClient {
+				fw.preStream[flow.ToClient] = append(fw.preStream[flow.ToClient], r.IID)
+			}
+		}
+	}
+	fw.hasPreFlow = len(fw.preFlow) > 0
+	fw.hasPreStream = len(fw.preStream[0]) > 0 || len(fw.preStream[1]) > 0
+	if !e.firewall {
+		return fw
+	}
+	fw.policies = e.cfg.Policies
+	fw.pktPolicy[firewall.TablePreFlow] = fw.policies.PreFlow
+	fw.pktPolicy[firewall.TablePreStream] = fw.policies.PreStream
+	fw.pktPolicy[firewall.TablePacketFilter] = fw.policies.PacketFilter
+	fw.policyRules = policyRules(&fw, uint32(len(e.rules)))
+	pf := fw.pktPolicy[firewall.TablePacketFilter]
+	fw.quietFilterPolicy = pf.Scope == rules.ScopeHook && pf.Action&alert.ActionAccept != 0 &&
+		pf.Action&(alert.ActionAlert|alert.ActionDrop) == 0 && fw.policyRules[firewall.TablePacketFilter] == nil
+	return fw
+}
+
+// finishFirewall settles what the firewall walk needs once the prefilter knows which rules
+// have a fast pattern: flow_start applies to rules without one only, the lowest firewall rule
+// with one, which firewall rules depend on the header alone, and whether the firewall can
+// decide anything at all (quietNoFW).
+func (e *Engine) finishFirewall() {
+	fw := &e.fw
+	fw.firstFWMPM = ^uint32(0)
+	for _, r := range e.rules {
+		r.flowStart = r.flowStart && !r.hasMPM // prefiltered rules see every packet (8.0.6)
+		if !r.fw {
+			continue
+		}
+		if r.hasMPM && r.IID < fw.firstFWMPM {
+			fw.firstFWMPM = r.IID
+		}
+		r.fwStatic = r.table == firewall.TablePacketFilter && !r.flowStart && !r.hasMPM && r.payload == nil &&
+			!r.needPayload && !r.needNoPayload && r.match.Len() == 0 && r.post.Empty() && !e.thresholds.HasRate(r.IID)
+	}
+	fw.quietNoFW = e.firewall && fw.nFW == 0 && fw.quietFilterPolicy && !fw.hasPreFlow && !fw.hasPreStream
 }

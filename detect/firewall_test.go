@@ -438,7 +438,7 @@ func TestFirewallQuietPathMatchesGeneral(t *testing.T) {
 	}
 	// The quiet path is taken: without it the test above compares a path with itself.
 	h := newFWHarness(t, nil, td, []string{"accept:hook"})
-	if !h.e.quietNoFW {
+	if !h.e.fw.quietNoFW {
 		t.Error("no firewall rules under accept:hook: quietNoFW not set")
 	}
 	h = newFWHarness(t, []string{`accept:hook udp:all any any -> any any (sid:1;)`}, td, nil)

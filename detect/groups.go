@@ -118,8 +118,8 @@ type mpmGroup struct {
 
 // groupFor returns the signature group of packet p going in direction dir (flowless packets
 // go to server, as in Suricata).
-func (e *Engine) groupFor(p *decode.Packet, dir flow.Direction) *mpmGroup {
-	g := &e.sgh
+func (pf *prefilterIndex) groupFor(p *decode.Packet, dir flow.Direction) *mpmGroup {
+	g := &pf.sgh
 	port := p.DstPort // the server's port
 	if dir == flow.ToClient {
 		port = p.SrcPort
@@ -134,7 +134,7 @@ func (e *Engine) groupFor(p *decode.Packet, dir flow.Direction) *mpmGroup {
 }
 
 // GroupStats returns the signature groups' shape, per protocol and direction.
-func (e *Engine) GroupStats() []GroupStats { return e.sgh.stats }
+func (e *Engine) GroupStats() []GroupStats { return e.pf.sgh.stats }
 
 // ruleSet is a set of rules with a fast pattern, as a bitset over their dense numbering
 // (groupBuilder.mpmIIDs): the databases hold only those rules, the others go through the
@@ -163,9 +163,11 @@ func (s ruleSet) hash(seed maphash.Seed) uint64 {
 	return h.Sum64()
 }
 
-// groupBuilder builds the signature groups.
+// groupBuilder builds the signature groups of rules (in iid order) into sgh.
 type groupBuilder struct {
-	e *Engine
+	rules []*Rule
+	cfg   *Config
+	sgh   *sigGroups
 	// mpmOf numbers the rules with a fast pattern densely (-1 for the others); mpmIIDs maps
 	// the numbers back to iids. words is the size of a ruleSet.
 	mpmOf   []int32
@@ -175,7 +177,7 @@ type groupBuilder struct {
 	// sets interns group rule sets: a set's index in mpm order, by hash.
 	sets    map[uint64][]int
 	setList []ruleSet
-	// groupOf maps each interned set to its group index in e.sgh.mpm.
+	// groupOf maps each interned set to its group index in sgh.mpm.
 	groupOf []uint32
 }
 
@@ -188,10 +190,10 @@ type portEntry struct {
 	count       int
 }
 
-// newGroupBuilder numbers e's rules with a fast pattern.
-func newGroupBuilder(e *Engine) *groupBuilder {
-	b := &groupBuilder{e: e, mpmOf: make([]int32, len(e.rules)), seed: maphash.MakeSeed(), sets: map[uint64][]int{}}
-	for iid, r := range e.rules {
+// newGroupBuilder numbers the rules with a fast pattern.
+func newGroupBuilder(rs []*Rule, cfg *Config, sgh *sigGroups) *groupBuilder {
+	b := &groupBuilder{rules: rs, cfg: cfg, sgh: sgh, mpmOf: make([]int32, len(rs)), seed: maphash.MakeSeed(), sets: map[uint64][]int{}}
+	for iid, r := range rs {
 		b.mpmOf[iid] = -1
 		if r.hasMPM {
 			b.mpmOf[iid] = int32(len(b.mpmIIDs))
@@ -205,11 +207,12 @@ func newGroupBuilder(e *Engine) *groupBuilder {
 // buildGroups computes the signature groups and compiles their databases: per direction, the
 // TCP and UDP port groups (Suricata's RulesGroupByPorts), then the groups of every other IP
 // protocol (RulesGroupByIPProto).
-func (e *Engine) buildGroups() error {
-	b := newGroupBuilder(e)
-	e.sgh.mpm = []mpmGroup{{}}
-	toClient, toServer := e.cfg.Grouping.groupLimits()
-	tcpPrio, udpPrio := e.cfg.Grouping.TCPPriorityPorts, e.cfg.Grouping.UDPPriorityPorts
+func buildGroups(rs []*Rule, cfg *Config) (sigGroups, error) {
+	var sgh sigGroups
+	b := newGroupBuilder(rs, cfg, &sgh)
+	sgh.mpm = []mpmGroup{{}}
+	toClient, toServer := cfg.Grouping.groupLimits()
+	tcpPrio, udpPrio := cfg.Grouping.TCPPriorityPorts, cfg.Grouping.UDPPriorityPorts
 	defTCP, defUDP := defaultPriorityPorts()
 	if tcpPrio == nil {
 		tcpPrio = defTCP
@@ -217,8 +220,8 @@ func (e *Engine) buildGroups() error {
 	if udpPrio == nil {
 		udpPrio = defUDP
 	}
-	scores := make([]int, len(e.rules))
-	for i, r := range e.rules {
+	scores := make([]int, len(rs))
+	for i, r := range rs {
 		scores[i] = r.groupScore()
 	}
 	for _, dir := range []flow.Direction{flow.ToServer, flow.ToClient} {
@@ -226,13 +229,16 @@ func (e *Engine) buildGroups() error {
 		if dir == flow.ToClient {
 			limit = toClient
 		}
-		e.sgh.tcp[dir] = new([65536]uint32)
-		e.sgh.stats = append(e.sgh.stats, b.portGroups(decode.ProtoTCP, dir, e.sgh.tcp[dir], limit, scores, tcpPrio))
-		e.sgh.udp[dir] = new([65536]uint32)
-		e.sgh.stats = append(e.sgh.stats, b.portGroups(decode.ProtoUDP, dir, e.sgh.udp[dir], limit, scores, udpPrio))
-		e.sgh.stats = append(e.sgh.stats, b.protoGroups(dir))
+		sgh.tcp[dir] = new([65536]uint32)
+		sgh.stats = append(sgh.stats, b.portGroups(decode.ProtoTCP, dir, sgh.tcp[dir], limit, scores, tcpPrio))
+		sgh.udp[dir] = new([65536]uint32)
+		sgh.stats = append(sgh.stats, b.portGroups(decode.ProtoUDP, dir, sgh.udp[dir], limit, scores, udpPrio))
+		sgh.stats = append(sgh.stats, b.protoGroups(dir))
 	}
-	return b.compile()
+	if err := b.compile(); err != nil {
+		return sigGroups{}, err
+	}
+	return sgh, nil
 }
 
 // portGroups fills table, the group index of every server port of protocol proto (TCP or
@@ -246,7 +252,7 @@ func (b *groupBuilder) portGroups(proto uint8, dir flow.Direction, table *[65536
 	}
 	entries := b.portEntries(proto, dir, scores, prio)
 	st := GroupStats{Proto: name, ToServer: dir == flow.ToServer, PortGroups: len(entries)}
-	if b.e.cfg.Grouping.SharedMPM {
+	if b.cfg.Grouping.SharedMPM {
 		all := make(ruleSet, b.words)
 		for _, en := range entries {
 			all.union(en.rules)
@@ -284,12 +290,11 @@ func (b *groupBuilder) portGroups(proto uint8, dir flow.Direction, table *[65536
 // distinct rule set, where the rules of every protocol ("ip") belong to each protocol's set
 // and the others only to their protocols'; with a shared MPM one group for them all.
 func (b *groupBuilder) protoGroups(dir flow.Direction) GroupStats {
-	e := b.e
 	// One pass over the rules, not one per protocol.
 	var sets [256]ruleSet
 	anyProto := make(ruleSet, b.words)
 	var specific [256][]uint32
-	for _, r := range e.rules {
+	for _, r := range b.rules {
 		if b.mpmOf[r.IID] < 0 {
 			continue
 		}
@@ -324,11 +329,11 @@ func (b *groupBuilder) protoGroups(dir flow.Direction) GroupStats {
 		if set == nil || set.empty() {
 			continue
 		}
-		if e.cfg.Grouping.SharedMPM {
+		if b.cfg.Grouping.SharedMPM {
 			set = shared
 		}
 		gi := b.intern(set)
-		e.sgh.other[dir][proto] = gi
+		b.sgh.other[dir][proto] = gi
 		used[gi] = true
 	}
 	return GroupStats{Proto: "other", ToServer: dir == flow.ToServer, Groups: len(used)}
@@ -346,7 +351,7 @@ func (b *groupBuilder) portEntries(proto uint8, dir flow.Direction, scores []int
 		start bool
 	}
 	var events []event
-	for i, r := range b.e.rules {
+	for i, r := range b.rules {
 		if !r.groupMember(proto, dir) {
 			continue
 		}
@@ -439,9 +444,9 @@ func (b *groupBuilder) intern(set ruleSet) uint32 {
 	}
 	b.sets[h] = append(b.sets[h], len(b.setList))
 	b.setList = append(b.setList, set)
-	gi := uint32(len(b.e.sgh.mpm))
+	gi := uint32(len(b.sgh.mpm))
 	b.groupOf = append(b.groupOf, gi)
-	b.e.sgh.mpm = append(b.e.sgh.mpm, mpmGroup{})
+	b.sgh.mpm = append(b.sgh.mpm, mpmGroup{})
 	return gi
 }
 
@@ -454,8 +459,8 @@ func (b *groupBuilder) compile() error {
 		nocase bool
 	}
 	// Each rule's fast pattern, chosen once.
-	fps := make([]key, len(b.e.rules))
-	for iid, r := range b.e.rules {
+	fps := make([]key, len(b.rules))
+	for iid, r := range b.rules {
 		if r.hasMPM {
 			fp, _ := r.Src.FastPattern()
 			fps[iid] = key{string(fp.Pattern()), fp.Content.Nocase}
@@ -463,7 +468,7 @@ func (b *groupBuilder) compile() error {
 	}
 	sets := make([][]hs.Pattern, len(b.setList))
 	for k, set := range b.setList {
-		g := &b.e.sgh.mpm[b.groupOf[k]]
+		g := &b.sgh.mpm[b.groupOf[k]]
 		ids := map[key]uint32{}
 		var pats []hs.Pattern
 		for w, word := range set {
@@ -482,21 +487,21 @@ func (b *groupBuilder) compile() error {
 		}
 		sets[k] = pats
 	}
-	dbs, distinct, err := hs.CompileSets(sets, hs.Options{CacheDir: b.e.cfg.MPMCacheDir})
+	dbs, distinct, err := hs.CompileSets(sets, hs.Options{CacheDir: b.cfg.MPMCacheDir})
 	if err != nil {
 		return fmt.Errorf("detect: fast patterns: %w", err)
 	}
 	for k, db := range dbs {
-		b.e.sgh.mpm[b.groupOf[k]].db = db
+		b.sgh.mpm[b.groupOf[k]].db = db
 	}
-	b.e.sgh.dbs = distinct
+	b.sgh.dbs = distinct
 	b.countDatabases()
 	return nil
 }
 
 // countDatabases fills GroupStats.Databases.
 func (b *groupBuilder) countDatabases() {
-	g := &b.e.sgh
+	g := b.sgh
 	for i := range g.stats {
 		st := &g.stats[i]
 		dir := flow.ToClient

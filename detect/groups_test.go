@@ -15,7 +15,7 @@ func describeEntries(b *groupBuilder, entries []portEntry) string {
 		var sids []uint32
 		for d, iid := range b.mpmIIDs {
 			if en.rules.has(uint32(d)) {
-				sids = append(sids, b.e.rules[iid].Src.SID)
+				sids = append(sids, b.rules[iid].Src.SID)
 			}
 		}
 		out += fmt.Sprintf("%d-%d%v/%d ", en.first, en.last, sids, en.score)
@@ -72,7 +72,7 @@ func TestPortEntries(t *testing.T) {
 				t.Fatalf("build: %v %v", err, errs)
 			}
 			defer e.Close()
-			b := newGroupBuilder(e)
+			b := newGroupBuilder(e.rules, &e.cfg, &sigGroups{})
 			scores := make([]int, len(e.rules))
 			for i, r := range e.rules {
 				scores[i] = r.groupScore()

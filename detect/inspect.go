@@ -48,15 +48,15 @@ func (e *Engine) NewThreadCtx(hosts *match.HostTable) (*ThreadCtx, error) {
 	tc.fw.init(tc.Queue.Max())
 	tc.tagged = make([]tagMatch, 0, 16)
 	tc.in.Hosts = hosts
-	if e.broad != nil {
-		tc.bbuf = make([]uint64, e.broad.ScratchWords())
+	if e.pf.broad != nil {
+		tc.bbuf = make([]uint64, e.pf.broad.ScratchWords())
 	}
 	most := 1
-	for _, db := range e.sgh.dbs {
+	for _, db := range e.pf.sgh.dbs {
 		most = max(most, db.MaxMatches())
 	}
-	if len(e.sgh.dbs) > 0 {
-		s, err := hs.NewScanner(e.sgh.dbs...)
+	if len(e.pf.sgh.dbs) > 0 {
+		s, err := hs.NewScanner(e.pf.sgh.dbs...)
 		if err != nil {
 			return nil, err
 		}
@@ -138,7 +138,7 @@ func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 func (e *Engine) inspectIPS(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
 	tc.Queue.Reset()
 	if p.IPVersion == 0 || len(e.rules) == 0 {
-		if len(e.deRules) > 0 && !p.Events.Empty() {
+		if len(e.pf.deRules) > 0 && !p.Events.Empty() {
 			e.deWalk(tc, p)
 			tc.Queue.Finalize()
 		}
@@ -149,7 +149,7 @@ func (e *Engine) inspectIPS(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir f
 		tc.Queue.Finalize()
 		return
 	}
-	if !e.collect(tc, p, dir) {
+	if !e.pf.collect(tc, p, dir) {
 		return
 	}
 	ipOnlyDone := tc.takeIPOnly()
@@ -166,7 +166,7 @@ func (e *Engine) inspectIPS(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir f
 // matches before any rule group; in a passed flow only the IP-only rules run. No firewall
 // rule is in that group (firewall mode then applies the packet policy).
 func (e *Engine) inspectProto0(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
-	if !e.collect(tc, p, dir) {
+	if !e.pf.collect(tc, p, dir) {
 		return
 	}
 	ipOnlyDone := tc.takeIPOnly()
@@ -184,21 +184,6 @@ func (e *Engine) inspectProto0(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, di
 	}
 }
 
-// addEventRules adds the candidates of the decoder events a packet carries.
-func (e *Engine) addEventRules(cs *candidates.Set, events *decode.EventSet) {
-	for w, word := range events {
-		for word != 0 {
-			ev := w<<6 | bits0(word)
-			word &= word - 1
-			if ev < len(e.eventRules) {
-				for _, iid := range e.eventRules[ev] {
-					cs.Add(int(iid))
-				}
-			}
-		}
-	}
-}
-
 // deWalk evaluates the decoder-event-only rules on a packet without an IP layer that carries
 // decoder events, as Suricata does with its decoder_event_sgh, and queues their matches. The
 // rules kept for it take any protocol and any ports (such a packet has neither); a rule
@@ -206,7 +191,7 @@ func (e *Engine) addEventRules(cs *candidates.Set, events *decode.EventSet) {
 // flow.
 func (e *Engine) deWalk(tc *ThreadCtx, p *decode.Packet) {
 	tc.pst.StartPacket()
-	for _, iid := range e.deRules {
+	for _, iid := range e.pf.deRules {
 		r := e.rules[iid]
 		if r.ipv4Only || r.ipv6Only || !r.match.Match(&tc.in) {
 			continue
@@ -245,92 +230,6 @@ func (e *Engine) walkTD(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, iid int, 
 		}
 		e.addTD(tc, r, p, f)
 	}
-}
-
-// collect fills tc.cands with the rules that may apply to p (broad index or per-protocol
-// lists, and the Hyperscan hits of the packet's signature group) and reports whether there
-// are any. It does not reset the alert queue.
-func (e *Engine) collect(tc *ThreadCtx, p *decode.Packet, dir flow.Direction) bool {
-	cs := tc.cands
-	cs.Reset()
-	ipOnlyDone := tc.ipOnlyDone()
-	if e.useBroad {
-		bc := tc.broadCache()
-		if bc != nil && bc.valid && !bc.overflow {
-			// The flow direction's tuple does not change: the cached broad candidates
-			// (IP-only ones excluded, they ran on the first packet) stand for the lookup. A
-			// known deciding firewall rule stands for the firewall candidates.
-			from := 0
-			if bc.fwFirst != 0 {
-				from = int(bc.nFW)
-			}
-			for _, iid := range bc.iids[from:bc.n] {
-				cs.Add(int(iid))
-			}
-		} else {
-			words := e.broad.Lookup(tc.bbuf, p.SrcIP, p.DstIP, p.IPProto, p.SrcPort, p.DstPort, p.HasPorts())
-			if bc != nil {
-				*bc = broadCache{valid: true}
-			}
-			for w, bits := range words {
-				for bits != 0 {
-					k := w<<6 | bits0(bits)
-					bits &= bits - 1
-					iid := e.broadIID[k]
-					ipOnly := e.broadIPOnly[w]&(1<<(k&63)) != 0
-					if bc != nil && !ipOnly {
-						if int(bc.n) < len(bc.iids) {
-							bc.iids[bc.n] = iid
-							bc.n++
-							if e.rules[iid].fw {
-								bc.nFW++
-							}
-						} else {
-							bc.overflow = true
-						}
-					}
-					if ipOnly && ipOnlyDone {
-						continue
-					}
-					cs.Add(int(iid))
-				}
-			}
-		}
-	} else {
-		for _, iid := range e.always[p.IPProto] {
-			cs.Add(int(iid))
-		}
-		if !ipOnlyDone {
-			for _, iid := range e.alwaysIPOnly[p.IPProto] {
-				cs.Add(int(iid))
-			}
-		}
-	}
-	if !p.Events.Empty() && e.hasEventRules { // the packet's events first: they sit in a hot line
-		e.addEventRules(cs, &p.Events)
-	}
-	if len(p.Payload) == 0 || len(e.sgh.dbs) == 0 {
-		return !cs.Empty()
-	}
-	if g := e.groupFor(p, dir); g.db != nil {
-		tc.MPMScans++
-		n, err := tc.scanner.Scan(g.db, p.Payload, tc.hits) // overflow cannot happen: hits holds every id
-		if err != nil {
-			// A failed scan must not read as "no pattern here": every rule of the group becomes
-			// a candidate and its full match decides.
-			tc.MPMErrors++
-			n = len(g.patternRules) // hits holds the most ids of any group
-			for id := range n {
-				tc.hits[id] = uint32(id)
-			}
-		}
-		for _, id := range tc.hits[:n] {
-			for _, iid := range g.patternRules[id] {
-				cs.Add(int(iid))
-			}
-		}
-	}
-	return !cs.Empty()
 }
 
 // matches evaluates rule r in full on p (tc.in must be set up) and, when it matches, runs its
@@ -398,7 +297,7 @@ func rateAction(name string) alert.Action {
 // headerMatch checks the rule header against the packet as Suricata's DetectRunInspectRuleHeader
 // does: IP version, protocol, ports for port protocols (fragments never match port-specific
 // rules), then destination and source address against the packet's own addresses.
-func (r *Rule) headerMatch(p *decode.Packet) bool {
+func (r *ruleHeader) headerMatch(p *decode.Packet) bool {
 	if r.ipv4Only && p.IPVersion != 4 || r.ipv6Only && p.IPVersion != 6 {
 		return false
 	}
