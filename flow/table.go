@@ -363,7 +363,7 @@ func (f *Flow) update(p *decode.Packet, ts int64, dir Direction, midstream bool)
 		// A packet of a dropped flow never reaches the stream engine (FlowWorker skips it).
 		if p.IsTCP() && !p.L4ChecksumBad && f.Action != ActionDrop {
 			before := f.TCP.State
-			f.updateTCP(p, dir, midstream)
+			f.trackTCP(p, dir, midstream)
 			if before == TCPSynRecv && f.TCP.State >= TCPEstablished && len(p.Payload) > 0 {
 				f.pktEstablished = true
 			}

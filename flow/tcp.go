@@ -43,28 +43,38 @@ type TCPState struct {
 	SynAckSeen  bool
 }
 
-// update advances the TCP state machine with one packet. It follows the transitions of
-// Suricata's stream engine without its sequence-number validation.
-func (f *Flow) updateTCP(p *decode.Packet, dir Direction, midstream bool) {
-	t := &f.TCP
-	fl := p.TCPFlags
+// The seam for the stream engine: the flow table calls trackTCP, and only it, for every TCP
+// packet of a flow that reaches the stream stage (not for a dropped flow, nor for a packet
+// with a bad checksum). The state machine below works on TCPState alone and hands back the
+// flow state its timeouts use (setTCPState). The stream package (issue #16) replaces it with
+// Suricata's sequence-tracking machine, keeping its sessions in flow.Slots by flow slot.
+
+// trackTCP advances the flow's TCP session with one packet.
+func (f *Flow) trackTCP(p *decode.Packet, dir Direction, midstream bool) {
+	f.TCP.track(p.TCPFlags, dir, midstream, f.setTCPState)
+}
+
+// track advances the TCP state machine with one packet's flags, calling set for each state
+// it enters. It follows the transitions of Suricata's stream engine without its
+// sequence-number validation.
+func (t *TCPState) track(fl uint8, dir Direction, midstream bool, set func(TCPSessionState)) {
 	if !t.Session {
 		switch {
 		case fl&(decode.TCPFlagSYN|decode.TCPFlagACK|decode.TCPFlagRST) == decode.TCPFlagSYN:
 			t.Session = true
-			f.setTCPState(TCPSynSent)
+			set(TCPSynSent)
 		case midstream && fl&decode.TCPFlagRST == 0:
 			t.Session = true
 			if fl&(decode.TCPFlagSYN|decode.TCPFlagACK) == decode.TCPFlagSYN|decode.TCPFlagACK {
-				f.setTCPState(TCPSynRecv)
+				set(TCPSynRecv)
 			} else {
-				f.setTCPState(TCPEstablished)
+				set(TCPEstablished)
 			}
 		default:
 			return
 		}
 	} else {
-		f.tcpTransition(fl, dir)
+		t.transition(fl, dir, set)
 	}
 	t.Flags |= fl
 	if dir == ToServer {
@@ -74,10 +84,9 @@ func (f *Flow) updateTCP(p *decode.Packet, dir Direction, midstream bool) {
 	}
 }
 
-func (f *Flow) tcpTransition(fl uint8, dir Direction) {
-	t := &f.TCP
+func (t *TCPState) transition(fl uint8, dir Direction, set func(TCPSessionState)) {
 	if fl&decode.TCPFlagRST != 0 {
-		f.setTCPState(TCPClosed)
+		set(TCPClosed)
 		return
 	}
 	syn := fl&decode.TCPFlagSYN != 0
@@ -87,21 +96,21 @@ func (f *Flow) tcpTransition(fl uint8, dir Direction) {
 	case TCPSynSent:
 		if syn && ack && dir == ToClient {
 			t.SynAckSeen = true
-			f.setTCPState(TCPSynRecv)
+			set(TCPSynRecv)
 		}
 	case TCPSynRecv:
 		if ack && !syn && dir == ToServer {
-			f.setTCPState(TCPEstablished)
+			set(TCPEstablished)
 			if fin {
-				f.setTCPState(TCPFinWait1)
+				set(TCPFinWait1)
 			}
 		}
 	case TCPEstablished:
 		if fin {
 			if dir == ToServer {
-				f.setTCPState(TCPFinWait1)
+				set(TCPFinWait1)
 			} else {
-				f.setTCPState(TCPCloseWait)
+				set(TCPCloseWait)
 			}
 		}
 	case TCPFinWait1:
@@ -109,33 +118,33 @@ func (f *Flow) tcpTransition(fl uint8, dir Direction) {
 		if dir == ToClient {
 			switch {
 			case fin && ack:
-				f.setTCPState(TCPTimeWait)
+				set(TCPTimeWait)
 			case fin:
-				f.setTCPState(TCPClosing)
+				set(TCPClosing)
 			case ack:
-				f.setTCPState(TCPFinWait2)
+				set(TCPFinWait2)
 			}
 		}
 	case TCPFinWait2:
 		if dir == ToClient && fin {
-			f.setTCPState(TCPTimeWait)
+			set(TCPTimeWait)
 		}
 	case TCPCloseWait:
 		// The server sent FIN first; the client's FIN moves to LAST_ACK.
 		if dir == ToServer && fin {
-			f.setTCPState(TCPLastAck)
+			set(TCPLastAck)
 		}
 	case TCPClosing:
 		if ack {
-			f.setTCPState(TCPTimeWait)
+			set(TCPTimeWait)
 		}
 	case TCPLastAck:
 		if ack && dir == ToClient {
-			f.setTCPState(TCPClosed)
+			set(TCPClosed)
 		}
 	case TCPTimeWait:
 		if ack && dir == ToServer {
-			f.setTCPState(TCPClosed)
+			set(TCPClosed)
 		}
 	}
 }
