@@ -232,13 +232,19 @@ func (x *Index) Lookup(dst []uint64, p *decode.Packet) []uint64 {
 	clear(out)
 	for i := range x.engines {
 		e := &x.engines[i]
-		if e.f == fVLAN {
-			if p.VLANCount == 0 {
+		if e.f == fVLAN || e.f == fVLANLayer {
+			// vlan.id (detect/match) needs a VLAN layer and reads any layer (the default),
+			// every layer (all: the condition then holds on the first) or one given layer,
+			// which reads an entry of the array (the one past the last layer too): so any
+			// or all search the layers, a given layer the whole array.
+			n := min(int(p.VLANCount), decode.MaxVLANs)
+			if n == 0 {
 				continue
 			}
-			// vlan.id reads one layer, any layer or every layer (detect/match): a rule
-			// that matches has its condition true on some entry of the array.
-			for _, v := range p.VLAN {
+			if e.f == fVLANLayer {
+				n = decode.MaxVLANs
+			}
+			for _, v := range p.VLAN[:n] {
 				x.walk(out, e, e.head[clamp(uint64(v), fieldMax[fVLAN])])
 			}
 			continue

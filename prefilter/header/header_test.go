@@ -204,8 +204,8 @@ func TestKeywordEngines(t *testing.T) {
 func TestChoice(t *testing.T) {
 	cases := []struct {
 		opts, keyword, reason string
-		opt               Options
-		forcePrefilter    bool
+		opt                   Options
+		forcePrefilter        bool
 	}{
 		{opts: "flags:S; dsize:0;", keyword: "tcp.flags"},
 		{opts: "dsize:0; flags:S;", keyword: "tcp.flags"},

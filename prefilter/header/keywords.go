@@ -29,6 +29,7 @@ const (
 	fICMPSeq
 	fFragoffset
 	fVLAN
+	fVLANLayer
 	fSeq
 	fAck
 	nFields
@@ -37,7 +38,7 @@ const (
 // fieldNames are the canonical keyword names of the fields.
 var fieldNames = [nFields]string{"tcp.flags", "ttl", "itype", "icode", "ip_proto", "tos", "fragbits",
 	"tcp.wscale", "dsize", "tcp.window", "tcp.mss", "id", "icmp_id", "icmp_seq", "fragoffset",
-	"vlan.id", "tcp.seq", "tcp.ack"}
+	"vlan.id", "vlan.id", "tcp.seq", "tcp.ack"}
 
 // exactField marks the fields indexed by exact value (32-bit domains).
 const exactField = math.MaxUint32
@@ -45,7 +46,7 @@ const exactField = math.MaxUint32
 // fieldMax is the largest value of each field's domain; value max+1 stands for every larger
 // value (clamp). Exact fields have no table.
 var fieldMax = [nFields]uint32{255, 255, 255, 255, 255, 255, 7, 255, 65535, 65535, 65535, 65535,
-	65535, 65535, 65535, 4095, exactField, exactField}
+	65535, 65535, 65535, 4095, 4095, exactField, exactField}
 
 // fragMask is the fragbits of the IPv4 flags (detect/match's fragbitsCheck).
 const fragMask = decode.IPv4FlagMF | decode.IPv4FlagDF | decode.IPv4FlagRF
@@ -197,6 +198,8 @@ func candidate(o *rules.Option) (cand, string) {
 				layer = strings.TrimSpace(layer)
 				if _, err := strconv.Atoi(layer); err != nil && layer != "all" {
 					return c, "invalid layer"
+				} else if err == nil {
+					c.f = fVLANLayer // one given layer: Lookup searches the whole array
 				}
 			}
 		}
