@@ -148,7 +148,7 @@ type Stats struct {
 func (x *Index) Stats() Stats {
 	st := Stats{Rules: x.n, Words: x.w, PerKeyword: map[string]int{}, Entries: len(x.entries)}
 	for _, e := range x.engines {
-		st.PerKeyword[fieldNames[e.f]] = e.rules
+		st.PerKeyword[fieldNames[e.f]] += e.rules
 		st.Witnessed += e.rules
 		st.Nodes += len(e.nodes)
 	}
@@ -168,6 +168,17 @@ func Build(rs []Rule, opts Options) (*Index, error) {
 	x.always = make([]uint64, x.w)
 	var per [nFields][]witness
 	var reasons []string
+	// Rules repeat conditions (flags:S, dsize:0 ...): each distinct one is computed once.
+	type key struct {
+		name, value string
+		negated     bool
+		arg         any // the parsed argument by value (comparable kinds only)
+	}
+	type memo struct {
+		c   cand
+		why string
+	}
+	seen := map[key]memo{}
 	for i := range rs {
 		r := &rs[i]
 		reasons = reasons[:0]
@@ -177,7 +188,22 @@ func Build(rs []Rule, opts Options) (*Index, error) {
 			if o == nil {
 				continue
 			}
-			c, why := candidate(o)
+			k := key{name: o.Name, value: o.Value, negated: o.Negated}
+			switch a := o.Arg.(type) {
+			case rules.IntMatch, uint64:
+				k.arg = a
+			case *rules.TCPFlags:
+				if a != nil {
+					k.arg = *a
+				}
+			}
+			mm, ok := seen[k]
+			if !ok {
+				mm.c, mm.why = candidate(o)
+				seen[k] = mm
+			}
+			c, why := mm.c, mm.why
+			c.opt = o
 			if why != "" {
 				if o == r.Prefilter {
 					why += " (named by prefilter)"

@@ -148,6 +148,15 @@ var notHeader = map[string]string{
 // take any condition.
 const maxRuns = 64
 
+// fieldOf maps the keywords of integer fields to their field (vlan.id with a given layer is
+// moved to fVLANLayer by candidate).
+var fieldOf = map[string]field{"ttl": fTTL, "itype": fIType, "icode": fICode, "ip_proto": fIPProto,
+	"tcp.wscale": fWScale, "dsize": fDsize, "tcp.mss": fMSS, "vlan.id": fVLAN, "icmp_id": fICMPID,
+	"icmp_seq": fICMPSeq, "id": fID, "tcp.window": fWindow, "tcp.seq": fSeq, "tcp.ack": fAck}
+
+// fragoffsetOps are the integer operators of fragoffset's prefixes.
+var fragoffsetOps = map[byte]string{0: "=", '!': "!=", '<': "<", '>': ">"}
+
 // candidate returns o as a witness candidate, or why it cannot be one.
 func candidate(o *rules.Option) (cand, string) {
 	c := cand{opt: o}
@@ -184,15 +193,14 @@ func candidate(o *rules.Option) (cand, string) {
 			return c, "invalid value"
 		}
 		c.f = fFragoffset
-		m := rules.IntMatch{Op: map[byte]string{0: "=", '!': "!=", '<': "<", '>': ">"}[op], A: uint64(off)}
+		m := rules.IntMatch{Op: fragoffsetOps[op], A: uint64(off)}
 		c.ivs = intervals(m, fieldMax[fFragoffset])
 	case "ttl", "itype", "icode", "ip_proto", "tcp.wscale", "dsize", "tcp.mss", "vlan.id":
 		m, ok := o.Arg.(rules.IntMatch)
 		if !ok {
 			return c, "unexpected argument"
 		}
-		c.f = map[string]field{"ttl": fTTL, "itype": fIType, "icode": fICode, "ip_proto": fIPProto,
-			"tcp.wscale": fWScale, "dsize": fDsize, "tcp.mss": fMSS, "vlan.id": fVLAN}[o.Name]
+		c.f = fieldOf[o.Name]
 		if o.Name == "vlan.id" {
 			if _, layer, has := strings.Cut(o.Value, ","); has {
 				layer = strings.TrimSpace(layer)
@@ -214,8 +222,7 @@ func candidate(o *rules.Option) (cand, string) {
 		if !ok {
 			return c, "unexpected argument"
 		}
-		c.f = map[string]field{"icmp_id": fICMPID, "icmp_seq": fICMPSeq, "id": fID, "tcp.window": fWindow,
-			"tcp.seq": fSeq, "tcp.ack": fAck}[o.Name]
+		c.f = fieldOf[o.Name]
 		neg := strings.HasPrefix(o.Value, "!") != o.Negated
 		if fieldMax[c.f] == exactField {
 			if neg {
