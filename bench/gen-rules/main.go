@@ -73,6 +73,7 @@
 //	-broadsids M     high (default): broad rules after every TD rule; mixed: interleaved
 //	-header-mix M    none (default), et or scan: header-only rules of that mix
 //	-header F        fraction of -header-mix rules (default 0.05)
+//	-sidbase B       first sid (default 2000000), to put the rules beside others
 //	-firewall FILE   also write a broad firewall policy to FILE
 //	-firewall-n N    number of firewall rules, at least 40 (default 100)
 //
@@ -123,7 +124,10 @@ const (
 	fwSIDBase = 9100000
 	// maxRules keeps the sids below 2201000, the sid of the firewall's synthetic default-policy
 	// alerts (which a generated rule must not shadow).
-	maxRules = 2201000 - tdSIDBase
+	maxRules = firewallPolicySID - tdSIDBase
+	// firewallPolicySID is the firewall's synthetic default-policy alert sid (firewall.PolicySID;
+	// PolicyAppSID is the next one).
+	firewallPolicySID = 2201000
 )
 
 // kind is what a generated rule is made of; tests count them.
@@ -171,6 +175,7 @@ type options struct {
 	broadSIDs string  // "high" or "mixed"
 	headerMix string  // "none", "et" or "scan"
 	header    float64 // fraction of -header-mix rules
+	sidBase   int     // first sid (0: tdSIDBase)
 }
 
 // rule is one generated rule line.
@@ -191,6 +196,7 @@ func main() {
 	flag.BoolVar(&o.sticky, "sticky", false, "emit app-layer rules with sticky buffers (today's engine refuses them)")
 	flag.StringVar(&o.broadSIDs, "broadsids", "high", "broad rules' sids: high (after every TD rule) or mixed (interleaved)")
 	flag.StringVar(&o.headerMix, "header-mix", "none", "header-only rules of a mix: none, et (as ET writes them) or scan (scan detection on any/any headers)")
+	flag.IntVar(&o.sidBase, "sidbase", tdSIDBase, "first sid (the sids must stay clear of the firewall's 2201000 and 2201001)")
 	flag.Float64Var(&o.header, "header", 0.05, "fraction of -header-mix rules, 0 to 1 (with -broad, at most 1 together)")
 	fwFile := flag.String("firewall", "", "also write a broad firewall policy (Suricata 8 firewall mode) to this file")
 	fwN := flag.Int("firewall-n", 100, "number of firewall rules (at least 40)")
@@ -232,6 +238,8 @@ func generate(o options) ([]rule, error) {
 	switch {
 	case o.n < 0 || o.n > maxRules:
 		return nil, fmt.Errorf("-n must be between 0 and %d", maxRules)
+	case o.sidBase < 0 || o.sidBase > 1<<31-1-o.n || o.sidBase <= firewallPolicySID+1 && o.sidBase+o.n > firewallPolicySID:
+		return nil, fmt.Errorf("-sidbase: sids %d to %d are out of range or hold the firewall's %d and %d", o.sidBase, o.sidBase+o.n-1, firewallPolicySID, firewallPolicySID+1)
 	case !(o.broad >= 0 && o.broad <= 1):
 		return nil, fmt.Errorf("-broad must be between 0 and 1")
 	case o.broadSIDs != "high" && o.broadSIDs != "mixed":
@@ -300,6 +308,9 @@ func generate(o options) ([]rule, error) {
 
 	out := make([]rule, 0, o.n)
 	sid := tdSIDBase
+	if o.sidBase != 0 {
+		sid = o.sidBase
+	}
 	for _, k := range units {
 		if k == kFlowSet {
 			set, isset := g.flowbitsPair(sid)

@@ -583,9 +583,33 @@ func TestBadMixFlags(t *testing.T) {
 		{n: 10, order: "sorted", broad: 0.1, broadSIDs: "high", headerMix: "all", header: 0.05},
 		{n: 10, order: "sorted", broad: 0.1, broadSIDs: "high", headerMix: "scan", header: 1.5},
 		{n: 100, order: "sorted", broad: 0.98, broadSIDs: "high", headerMix: "et", header: 0.05},
+		{n: 100, order: "sorted", broad: 0.1, broadSIDs: "high", sidBase: 2200950},
+		{n: 100, order: "sorted", broad: 0.1, broadSIDs: "high", sidBase: 2201001},
+		{n: 100, order: "sorted", broad: 0.1, broadSIDs: "high", sidBase: -5},
 	} {
 		if err := run(o, "", 0, &bytes.Buffer{}); err == nil {
 			t.Errorf("%+v accepted", o)
+		}
+	}
+}
+
+// TestSIDBase checks that -sidbase moves the sids and nothing else.
+func TestSIDBase(t *testing.T) {
+	o := mixOpts(300, "scan", "sorted")
+	a := lines(output(t, o))
+	o.sidBase = 4000000
+	b := lines(output(t, o))
+	for i := range a {
+		ra, err1 := rules.Parse(a[i])
+		rb, err2 := rules.Parse(b[i])
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if rb.SID != ra.SID-tdSIDBase+4000000 {
+			t.Fatalf("sid %d with -sidbase 4000000, %d without", rb.SID, ra.SID)
+		}
+		if strings.ReplaceAll(b[i], fmt.Sprintf("sid:%d;", rb.SID), "") != strings.ReplaceAll(a[i], fmt.Sprintf("sid:%d;", ra.SID), "") {
+			t.Fatalf("line %d differs beyond its sid:\n%s\n%s", i, a[i], b[i])
 		}
 	}
 }
