@@ -43,10 +43,14 @@ type Rule struct {
 	// Matches are the rule's match-list keywords (rules.Rule.Matches); every one must hold
 	// for the rule to match.
 	Matches []*rules.Option
-	// Prefilter is the option of Matches the rule's prefilter keyword follows, nil when the
-	// rule has none (or it follows a keyword outside Matches).
+	// Prefilter is the option the rule's prefilter keyword follows (rules.Rule.Prefilter),
+	// nil when the rule has none. It forces the witness when it is one of Matches and
+	// indexable; otherwise the witness is chosen by selectivity.
 	Prefilter *rules.Option
 }
+
+// FromRule returns what the index needs of a parsed rule.
+func FromRule(r *rules.Rule) Rule { return Rule{Matches: r.Matches, Prefilter: r.Prefilter} }
 
 // Options configures Build.
 type Options struct {

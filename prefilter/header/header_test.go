@@ -19,7 +19,7 @@ func parseRule(t testing.TB, opts string) *rules.Rule {
 	return r
 }
 
-func hdrRule(r *rules.Rule) Rule { return Rule{Matches: r.Matches} }
+func hdrRule(r *rules.Rule) Rule { return FromRule(r) }
 
 // pkt returns an IPv4 TCP packet with ordinary header values, changed by mods.
 func pkt(mods ...func(*decode.Packet)) *decode.Packet {
@@ -205,7 +205,8 @@ func TestChoice(t *testing.T) {
 	cases := []struct {
 		opts, keyword, reason string
 		opt                   Options
-		forcePrefilter        bool
+		forcePrefilter        bool // the rule has a prefilter keyword
+		unforced              bool // ... on a keyword that cannot be the witness
 	}{
 		{opts: "flags:S; dsize:0;", keyword: "tcp.flags"},
 		{opts: "dsize:0; flags:S;", keyword: "tcp.flags"},
@@ -218,6 +219,8 @@ func TestChoice(t *testing.T) {
 		{opts: "flags:S; prefilter; dsize:0;", keyword: "tcp.flags", forcePrefilter: true},
 		{opts: "flags:S; prefilter;", keyword: "tcp.flags", opt: Options{PrefilterKeywordOnly: true}, forcePrefilter: true},
 		{opts: "flags:S;", opt: Options{PrefilterKeywordOnly: true}, reason: "prefilter default mpm"},
+		{opts: "sameip; prefilter; flags:S;", keyword: "tcp.flags", forcePrefilter: true, unforced: true},
+		{opts: "flags:*FSRPAUCE; prefilter;", keyword: "tcp.flags", forcePrefilter: true},
 		{opts: "sameip;", reason: "sameip: compares two fields"},
 		{opts: "flowbits:isset,a;", reason: "flowbits: flow variable"},
 		{opts: "flowbits:isnotset,a; ttl:!0;", reason: "ttl: admits about"},
@@ -228,13 +231,9 @@ func TestChoice(t *testing.T) {
 	}
 	for _, c := range cases {
 		r := parseRule(t, c.opts)
-		hr := hdrRule(r)
-		if c.forcePrefilter {
-			// The rules package does not record the prefilter keyword's target yet: name the
-			// option before it as the caller will.
-			before, _, _ := strings.Cut(c.opts, "prefilter;")
-			n := strings.Count(before, ";")
-			hr.Prefilter = r.Matches[n-1]
+		hr := FromRule(r)
+		if (hr.Prefilter != nil) != c.forcePrefilter {
+			t.Fatalf("%s: prefilter target %v", c.opts, hr.Prefilter)
 		}
 		x, err := Build([]Rule{hr}, c.opt)
 		if err != nil {
@@ -244,7 +243,7 @@ func TestChoice(t *testing.T) {
 		if ch.Keyword != c.keyword || !strings.Contains(ch.Reason, c.reason) || (c.reason == "") != ch.Witnessed() {
 			t.Errorf("%s: got %+v, want keyword %q reason containing %q", c.opts, ch, c.keyword, c.reason)
 		}
-		if ch.Forced != (c.forcePrefilter && c.keyword != "") {
+		if ch.Forced != (c.forcePrefilter && !c.unforced && c.keyword != "") {
 			t.Errorf("%s: forced %v", c.opts, ch.Forced)
 		}
 		if x.Witnessed(0) != ch.Witnessed() || (x.Always()[0]&1 != 0) == ch.Witnessed() {
