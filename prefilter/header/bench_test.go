@@ -106,7 +106,7 @@ func BenchmarkFilter2500(b *testing.B) {
 		for j := range words {
 			words[j] = ^uint64(0)
 		}
-		x.Filter(words, scratch, ps[i&1023])
+		x.Filter(words, scratch, ps[i&1023], nil)
 	}
 }
 
@@ -141,7 +141,7 @@ func TestNoAllocs(t *testing.T) {
 	n := 0
 	if a := testing.AllocsPerRun(200, func() {
 		x.Lookup(dst, ps[n%len(ps)])
-		x.Filter(dst, scratch, ps[n%len(ps)])
+		x.Filter(dst, scratch, ps[n%len(ps)], nil)
 		n++
 	}); a != 0 {
 		t.Fatalf("%v allocations per lookup", a)

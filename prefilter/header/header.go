@@ -64,6 +64,12 @@ type Options struct {
 	// candidate on every packet, with a reason. A forced witness (prefilter keyword) is
 	// indexed whatever it admits.
 	MaxAdmit float64
+	// FlowbitWitness lets flowbits:isset be a witness (estimated to admit 0.1% of packets, as
+	// flows seldom carry a given bit): such a rule is in PerFlow, neither in the lookup nor in
+	// Always, and the caller indexes it by its flowbit numbers with an IDIndex, fed with the
+	// flow's set bits and with the bits rules set while the packet is inspected. Off, a
+	// flowbits keyword is never a witness.
+	FlowbitWitness bool
 }
 
 // Choice is the witness chosen for one rule.
@@ -77,6 +83,9 @@ type Choice struct {
 	Admits float64
 	// Forced is set when the prefilter keyword chose the witness.
 	Forced bool
+	// PerFlow is set when the witness is a flow variable (flowbits:isset, with
+	// Options.FlowbitWitness): the rule is in Index.PerFlow, for the caller's IDIndex.
+	PerFlow bool
 	// Reason says, when there is no witness, why: one "keyword: reason" per keyword that
 	// could not serve, joined by "; ". Empty when there is a witness.
 	Reason string
@@ -118,8 +127,10 @@ type Index struct {
 	n, w    int
 	engines []engine
 	entries []entry
-	// always has a bit for each rule without a witness.
+	// always has a bit for each rule without a witness, perFlow for each rule whose witness
+	// is a flow variable.
 	always  []uint64
+	perFlow []uint64
 	choices []Choice
 }
 
@@ -135,6 +146,10 @@ func (x *Index) Choice(i int) Choice { return x.choices[i] }
 // Always returns the bitset (Words long) of the rules without a witness: those the caller
 // keeps as candidates on every packet. The caller must not modify it.
 func (x *Index) Always() []uint64 { return x.always }
+
+// PerFlow returns the bitset (Words long) of the rules whose witness is a flow variable
+// (Choice.PerFlow): the caller finds them with an IDIndex. The caller must not modify it.
+func (x *Index) PerFlow() []uint64 { return x.perFlow }
 
 // Witnessed reports whether rule i has a witness.
 func (x *Index) Witnessed(i int) bool { return x.always[i>>6]&(1<<(uint(i)&63)) == 0 }
@@ -170,6 +185,7 @@ func Build(rs []Rule, opts Options) (*Index, error) {
 	}
 	x := &Index{n: len(rs), w: (len(rs) + 63) / 64, choices: make([]Choice, len(rs))}
 	x.always = make([]uint64, x.w)
+	x.perFlow = make([]uint64, x.w)
 	var per [nFields][]witness
 	var reasons []string
 	// Rules repeat conditions (flags:S, dsize:0 ...): each distinct one is computed once.
@@ -208,6 +224,9 @@ func Build(rs []Rule, opts Options) (*Index, error) {
 			}
 			c, why := mm.c, mm.why
 			c.opt = o
+			if c.perFlow && !opts.FlowbitWitness {
+				why = "flow variable, needs the flow's set bits (a per-flow witness, Options.FlowbitWitness off)"
+			}
 			if why != "" {
 				if o == r.Prefilter {
 					why += " (named by prefilter)"
@@ -234,6 +253,10 @@ func Build(rs []Rule, opts Options) (*Index, error) {
 		case !forced && best.admits > maxAdmit:
 			reasons = append(reasons, fmt.Sprintf("%s: admits about %.0f%% of packets", best.opt.Name, 100*best.admits))
 			ch.Reason = strings.Join(reasons, "; ")
+		case best.perFlow:
+			*ch = Choice{Keyword: best.opt.Name, Option: best.opt, Admits: best.admits, Forced: forced, PerFlow: true}
+			x.perFlow[i>>6] |= 1 << (uint(i) & 63)
+			continue
 		default:
 			*ch = Choice{Keyword: best.opt.Name, Option: best.opt, Admits: best.admits, Forced: forced}
 			per[best.f] = append(per[best.f], witness{rule: uint32(i), c: best})
@@ -318,12 +341,19 @@ func (x *Index) walk(out []uint64, e *engine, n int32) {
 
 // Filter narrows words, a candidate bitset over the same numbering (for instance the
 // broad-rule index's result, when the caller numbers both indexes alike), to the rules that
-// have no witness or whose witness holds for p: words[i] &= Always[i] | Lookup[i]. scratch
-// (len >= Words()) holds the lookup. Nothing allocates.
-func (x *Index) Filter(words, scratch []uint64, p *decode.Packet) {
+// have no witness or whose witness holds for p: words[i] &= Always[i] | Lookup[i] |
+// flow[i]. flow is the caller's per-flow result for the PerFlow rules (an IDIndex lookup of
+// the flow's bits; nil: none). scratch (len >= Words()) holds the lookup. Nothing allocates.
+func (x *Index) Filter(words, scratch []uint64, p *decode.Packet, flow []uint64) {
 	h := x.Lookup(scratch, p)
+	if flow == nil {
+		for i := range words[:x.w] {
+			words[i] &= x.always[i] | h[i]
+		}
+		return
+	}
 	for i := range words[:x.w] {
-		words[i] &= x.always[i] | h[i]
+		words[i] &= x.always[i] | h[i] | flow[i]
 	}
 }
 

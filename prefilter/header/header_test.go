@@ -277,7 +277,7 @@ func TestFilter(t *testing.T) {
 		t.Fatal(err)
 	}
 	words := []uint64{0b11011} // rules 0, 1, 3, 4 from another index
-	x.Filter(words, make([]uint64, x.Words()), pkt(flags(0x02)))
+	x.Filter(words, make([]uint64, x.Words()), pkt(flags(0x02)), nil)
 	if words[0] != 0b11011&^0b01000 { // itype fails on TCP; flags:S holds; 1 and 4 stay
 		t.Fatalf("Filter = %05b", words[0])
 	}

@@ -115,7 +115,13 @@ type cand struct {
 	exact  uint32 // admitted value (exact fields)
 	admits float64
 	opt    *rules.Option
+	// perFlow marks a flow-variable witness (flowbits:isset), indexed by the caller.
+	perFlow bool
 }
+
+// flowbitAdmits is the share of packets a flowbits:isset witness is taken to admit: flows
+// seldom carry a given bit.
+const flowbitAdmits = 0.001
 
 // witness is a chosen cand with its rule.
 type witness struct {
@@ -127,7 +133,6 @@ type witness struct {
 // witness here.
 var notHeader = map[string]string{
 	"flow":         "flow direction and state are per-flow, not a header value",
-	"flowbits":     "flow variable, needs the flow's set bits (a per-flow witness)",
 	"flowint":      "flow variable, needs per-flow state",
 	"xbits":        "host or ip-pair variable, needs per-host state",
 	"hostbits":     "host variable, needs per-host state",
@@ -242,6 +247,18 @@ func candidate(o *rules.Option) (cand, string) {
 			op = "!="
 		}
 		c.ivs = intervals(rules.IntMatch{Op: op, A: v}, fieldMax[c.f])
+	case "flowbits":
+		fb, ok := o.Arg.(*rules.Flowbit)
+		switch {
+		case !ok || fb == nil || len(fb.Names) == 0:
+			return c, "unexpected argument"
+		case fb.Cmd == "isnotset":
+			return c, "negated flow variable (isnotset) holds on every flow without the bit"
+		case fb.Cmd != "isset":
+			return c, "not a check"
+		}
+		c.perFlow, c.admits = true, flowbitAdmits
+		return c, ""
 	default:
 		if why, ok := notHeader[o.Name]; ok {
 			return c, why
