@@ -24,6 +24,11 @@
 // negations that admit almost every value, per-flow conditions) gets none and a reason; the
 // caller keeps it a candidate on every packet of its group, and Always reports them.
 //
+// Per-flow witnesses (flowbits:isset, with Options.FlowbitWitness) are chosen the same way
+// but answered by the flow: such rules are in PerFlow, and the caller indexes them by flowbit
+// number with an IDIndex, looked up with the flow's set bits (and, while a packet is
+// inspected, with the bits its rules set).
+//
 // The caller numbers the rules densely (its slice order) and maps result bits back to its
 // own ids, as with the broad-rule index. A lookup allocates nothing.
 package header
