@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Per-stage Go micro-benchmarks (issue #8): decode, flow table, capture reader, EVE records,
-# worker, Hyperscan scan, candidate set, alert queue, broad-rule index and header witness
-# index, each COUNT times (-benchmem). Writes the raw `go test -bench` output, with date, commit and machine lines
-# that benchstat reads as configuration, to bench/results/<date>-<host>-go.txt, and when an
-# older such file exists compares the two with benchstat (golang.org/x/perf, fetched from the
-# module proxy by `go run`; nothing of it is vendored). BASE=<file> picks the file compared
+# worker, Hyperscan scan, candidate set, alert queue, broad-rule index and header witness index,
+# each COUNT times (-benchmem). Writes the raw `go test -bench` output, with date, commit and
+# machine lines that benchstat reads as configuration, to bench/results/<date>-<host>-go.txt, and
+# when an older such file exists compares the two with benchstat (golang.org/x/perf, fetched from
+# the module proxy by `go run`; nothing of it is vendored). BASE=<file> picks the file compared
 # against.
 set -euo pipefail
 cd "$(dirname "$0")/.."
