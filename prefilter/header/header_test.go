@@ -215,6 +215,8 @@ func TestChoice(t *testing.T) {
 		{opts: "window:0; flags:A;", keyword: "tcp.window"},
 		{opts: "ttl:<5; fragbits:M;", keyword: "ttl"},
 		{opts: "seq:1; flags:S;", keyword: "tcp.seq"},
+		{opts: "ack:0; flags:S,12;", keyword: "tcp.flags"}, // every SYN has ack 0
+		{opts: "ack:0; window:1024; flags:S,12; dsize:0;", keyword: "tcp.window"},
 		{opts: "flags:S; dsize:0; prefilter;", keyword: "dsize", forcePrefilter: true},
 		{opts: "flags:S; prefilter; dsize:0;", keyword: "tcp.flags", forcePrefilter: true},
 		{opts: "flags:S; prefilter;", keyword: "tcp.flags", opt: Options{PrefilterKeywordOnly: true}, forcePrefilter: true},

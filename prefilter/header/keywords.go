@@ -119,6 +119,10 @@ type cand struct {
 	perFlow bool
 }
 
+// ackZeroAdmits is the share of TCP packets taken to carry acknowledgement number 0: every
+// packet without the ACK flag (SYNs, some RSTs) does, so tcp.ack:0 is a weak witness.
+const ackZeroAdmits = 0.05
+
 // flowbitAdmits is the share of packets a flowbits:isset witness is taken to admit: flows
 // seldom carry a given bit.
 const flowbitAdmits = 0.001
@@ -240,6 +244,9 @@ func candidate(o *rules.Option) (cand, string) {
 			}
 			c.exact = uint32(v)
 			c.admits = 1.0 / (1 << 32)
+			if c.f == fAck && v == 0 {
+				c.admits = ackZeroAdmits
+			}
 			return c, ""
 		}
 		op := "="
