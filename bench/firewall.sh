@@ -29,9 +29,22 @@
 # (BenchmarkFirewallVsIPS, MEERKAT_BENCH_INTERLEAVE; ips-again, a second IPS engine, is the
 # control) measure the same ratios without the run-to-run spread of whole processes; 0 skips
 # them.
+# MIXES (default "none et scan", issue #17) runs all of the above once per mix of the
+# threat-detection rules: none as described; et and scan put HEADER (default 0.05) x TD_RULES
+# header-only rules of that bench/gen-rules -header-mix (ET-like, or scan detection on
+# any/any headers) among them, the broad rules filling up to TD_RULES. Each mix writes its
+# own results file (-firewall.json for none, -firewall-<mix>.json for the others).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ -z "${MIX:-}" ]; then
+	for m in ${MIXES:-none et scan}; do
+		MIX=$m bash "$0" || exit
+	done
+	exit 0
+fi
 . bench/lib.sh
+HEADER=${HEADER:-0.05}
+case $MIX in none | et | scan) ;; *) echo "firewall.sh: MIX must be none, et or scan" >&2; exit 1 ;; esac
 RANDOM=${SEED:-1}
 ROUNDS=${ROUNDS:-15}
 SHARED=${SHARED:-../shared}
@@ -56,10 +69,17 @@ grep -hE '^(alert|drop|pass|reject)' "$ET"/*.rules > "$work/et.rules"
 	{ echo "firewall.sh: meerkat -T failed on the ET Open rules: $(grep -v 'not supported yet' "$work/et.err" | tail -3)" >&2; exit 1; }
 et_loaded=$(sed -nE 's/.* ([0-9]+) rules successfully loaded.*/\1/p' "$work/et.err" | tail -1)
 et_loaded=${et_loaded:-0}
-broad=$((TD_RULES - et_loaded))
+# The header-only mix (sids from 4000000, clear of ET's and gen-broad's).
+nmix=0
+: > "$work/mix.rules"
+if [ "$MIX" != none ]; then
+	nmix=$(awk -v n="$TD_RULES" -v h="$HEADER" 'BEGIN {printf "%d", n * h + 0.5}')
+	go run ./bench/gen-rules -n "$nmix" -seed 1 -broad 0 -header 1 -header-mix "$MIX" -sidbase 4000000 > "$work/mix.rules"
+fi
+broad=$((TD_RULES - et_loaded - nmix))
 [ "$broad" -ge 0 ] || broad=0
 go run ./bench/gen-broad -n "$broad" -seed 1 > "$work/broad.rules"
-cat "$work/et.rules" "$work/broad.rules" > "$work/td.rules"
+cat "$work/et.rules" "$work/mix.rules" "$work/broad.rules" > "$work/td.rules"
 # The firewall policy, no firewall rules at all, and an accepting packet-filter policy.
 go run ./bench/gen-firewall -n "$FW_RULES" -seed 1 > "$work/fw.rules"
 : > "$work/empty.rules"
@@ -142,8 +162,8 @@ for c in "${configs[@]}"; do
 done
 consistent=true
 [ "${td[ips]}" = "${td[fw-empty]}" ] || consistent=false
-printf '\nthreat-detection rules: %s ET Open + %s broad (loaded, ips run: %s)\nfirewall rules: %s (bench/gen-firewall -n %s -seed 1)\n' \
-	"$et_loaded" "$broad" "${rules[ips]}" "$(grep -vc '^#' "$work/fw.rules")" "$FW_RULES"
+printf '\nmix %s: threat-detection rules: %s ET Open + %s header-only (-header-mix %s) + %s broad (loaded, ips run: %s)\nfirewall rules: %s (bench/gen-firewall -n %s -seed 1)\n' \
+	"$MIX" "$et_loaded" "$nmix" "$MIX" "$broad" "${rules[ips]}" "$(grep -vc '^#' "$work/fw.rules")" "$FW_RULES"
 printf '%-10s %12s %10s %8s %8s %10s  %s\n' config "packets/s" packets alerts drops "td alerts" "rules"
 for c in "${configs[@]}"; do
 	printf '%-10s %12s %10s %8s %8s %10s  %s\n' "$c" "$(median < "$work/$c.txt")" "${packets[$c]}" "${alerts[$c]}" "${drops[$c]}" "${td[$c]}" "${rules[$c]}"
@@ -154,20 +174,23 @@ if [ "$consistent" != true ]; then
 	echo "firewall.sh: warning: threat-detection alerts in eve.json differ: ips ${td[ips]}, fw-empty ${td[fw-empty]}" >&2
 fi
 host=$(hostname -s 2>/dev/null || echo host)
-out="bench/results/$(date -u +%Y-%m-%d)-${host}-firewall.json"
+suffix=""
+[ "$MIX" = none ] || suffix="-$MIX"
+out="bench/results/$(date -u +%Y-%m-%d)-${host}-firewall$suffix.json"
 cat > "$out" <<JSON
 {
   "benchmark": "firewall mode (issue #6): corpus replay with the same $TD_RULES threat-detection rules (ET Open 2024, the rules the engine loads, + bench/gen-broad -seed 1) in IPS mode, firewall mode with a bench/gen-firewall policy, and firewall mode with no firewall rules and packet-filter policy accept:hook; --simulate-ips --runmode single -k none",
   "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
   "machine": $(machine_json),
   "commit": "$(commit_id)",
-  "command": "ROUNDS=$ROUNDS TD_RULES=$TD_RULES FW_RULES=$FW_RULES INPROCESS=$INPROCESS bench/firewall.sh",
+  "command": "MIX=$MIX HEADER=$HEADER ROUNDS=$ROUNDS TD_RULES=$TD_RULES FW_RULES=$FW_RULES INPROCESS=$INPROCESS bench/firewall.sh",
+  "mix": "$MIX",
   "configurations": {
     "ips": "meerkat -c cached.yaml $(args ips | sed "s|$work/||g") -r CORPUS -l LOGDIR --runmode single -k none --simulate-ips",
     "fw": "meerkat -c cached.yaml $(args fw | sed "s|$work/||g") -r CORPUS -l LOGDIR --runmode single -k none --simulate-ips",
     "fw-empty": "meerkat -c cached.yaml $(args fw-empty | sed "s|$work/||g") -r CORPUS -l LOGDIR --runmode single -k none --simulate-ips"
   },
-  "td_rules": "grep -hE '^(alert|drop|pass|reject)' ET/*.rules ($et_loaded load) + go run ./bench/gen-broad -n $broad -seed 1",
+  "td_rules": "grep -hE '^(alert|drop|pass|reject)' ET/*.rules ($et_loaded load) + go run ./bench/gen-rules -n $nmix -seed 1 -broad 0 -header 1 -header-mix $MIX -sidbase 4000000 (none: no such rules) + go run ./bench/gen-broad -n $broad -seed 1",
   "fw_rules": "go run ./bench/gen-firewall -n $FW_RULES -seed 1 ($(grep -vc '^#' "$work/fw.rules") rules)",
   "accept_yaml": "firewall: {policies: {packet-filter: [\"accept:hook\"]}}",
   "rules_loaded": {"ips": "${rules[ips]}", "fw": "${rules[fw]}", "fw-empty": "${rules[fw-empty]}"},

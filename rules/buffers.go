@@ -148,6 +148,7 @@ func (p *ruleParser) appendTo(list, name string, o *Option) *Buffer {
 	b.Matches = append(b.Matches, o)
 	p.placed = append(p.placed, placement{o, b})
 	p.matchSeq = append(p.matchSeq, o)
+	p.lastSM = o
 	return b
 }
 
@@ -229,8 +230,15 @@ func (p *ruleParser) relativeTarget(relative bool) (list, name string, err error
 }
 
 // addMatch adds a packet/flow keyword to the match list; addPostMatch to the post-match list.
-func (p *ruleParser) addMatch(o *Option)     { p.r.Matches = append(p.r.Matches, o) }
-func (p *ruleParser) addPostMatch(o *Option) { p.r.PostMatches = append(p.r.PostMatches, o) }
+func (p *ruleParser) addMatch(o *Option) {
+	p.r.Matches = append(p.r.Matches, o)
+	p.lastSM = o
+}
+
+func (p *ruleParser) addPostMatch(o *Option) {
+	p.r.PostMatches = append(p.r.PostMatches, o)
+	p.lastSM = o
+}
 
 // addAppMatch adds an app-layer keyword that Suricata keeps in its own list (tls.version,
 // dns.opcode, app-layer-event ...): it becomes a buffer of its own, and the active sticky

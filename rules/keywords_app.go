@@ -237,6 +237,7 @@ func setupPrefilter(p *ruleParser, o *Option, arg string) error {
 	if len(p.matchSeq) == 0 && len(p.r.Matches) == 0 {
 		return errf("prefilter needs preceding match")
 	}
+	p.r.Prefilter = p.lastSM
 	return nil
 }
 

@@ -521,3 +521,30 @@ func TestKeywordRegistry(t *testing.T) {
 		t.Error("tls_sni alias")
 	}
 }
+
+// TestPrefilterTarget checks that the prefilter keyword names the match before it, of any
+// list (Suricata's DetectGetLastSM), skipping keywords that add no match.
+func TestPrefilterTarget(t *testing.T) {
+	for _, tc := range []struct{ opts, want string }{
+		{`flags:S; dsize:0; prefilter;`, "dsize"},
+		{`flags:S; prefilter; dsize:0;`, "tcp.flags"},
+		{`dsize:0; msg:"x"; prefilter;`, "dsize"},
+		{`content:"abc"; nocase; prefilter; flags:S;`, "content"},
+		{`flags:S; content:"abc"; prefilter;`, "content"},
+		{`content:"abc"; flags:S; prefilter;`, "tcp.flags"},
+		{`flowbits:isset,a; prefilter;`, "flowbits"},
+		{`flags:S;`, ""},
+	} {
+		r, err := Parse("alert tcp any any -> any any (" + tc.opts + " sid:1;)")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.opts, err)
+		}
+		got := ""
+		if r.Prefilter != nil {
+			got = r.Prefilter.Name
+		}
+		if got != tc.want {
+			t.Errorf("%s: prefilter on %q, want %q", tc.opts, got, tc.want)
+		}
+	}
+}

@@ -158,6 +158,7 @@ type ruleParser struct {
 	pending  []*Option   // transforms waiting for the next match
 	placed   []placement // which buffer each payload match is in
 	matchSeq []*Option   // payload matches in order of creation
+	lastSM   *Option     // the last match added to any list (Suricata's DetectGetLastSM)
 
 	slab        []Option // the rule's options, allocated at once
 	lastContent *Option

@@ -51,6 +51,9 @@ type Rule struct {
 	// in order; PostMatches the keywords that act after the rule matched (flowbits:set ...).
 	Matches     []*Option
 	PostMatches []*Option
+	// Prefilter is the keyword the rule's prefilter keyword follows (the last match of any
+	// list before it, Suricata's prefilter_sm), nil when the rule has no prefilter keyword.
+	Prefilter *Option
 	// Flow is the flow keyword, nil when absent.
 	Flow *Flow
 	// Flowbits, Flowints and Xbits (hostbits included, as xbits with track ip_src/ip_dst) are

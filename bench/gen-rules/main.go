@@ -45,6 +45,24 @@
 // flowbits, 720 threshold, 180 detection_filter, 180 drop, 90 pass, 700 IP-only and 300
 // header-only rules; with -sticky 1,980 content and 3,600 sticky-buffer rules.
 //
+// # Header-only mixes
+//
+// With -header-mix et or scan, a further fraction -header of the N rules (default 0.05, rounded
+// to the nearest integer; taken from the TD rules' share) are header-only rules of one of two
+// mixes. They are broad rules for the sids and the orders (no fast pattern), drawn after the
+// broad rules of -broad:
+//
+//   - et: as ET Open writes its header-only rules: $EXTERNAL_NET/$HOME_NET headers, often a
+//     service port; SYN scans of a port (flow:to_server; flags:S,12 and a threshold, 40%),
+//     scanner fingerprints (fragbits:!D; dsize:0; flags:S,12; ack:0; window:N, 10%), stealth
+//     scans (flags:0 / FPU / SF ..., 10%), ICMP types and codes (itype, icode, dsize:>800, 15%),
+//     UDP sizes (dsize:>N from port 53 or to a UDP service, 10%), IP anomalies (fragbits,
+//     fragoffset, ttl, ip_proto, 10%) and zero-window SYN drops (5%);
+//   - scan: scan detection on any/any headers (Suricata's worst case, every rule a candidate of
+//     its whole protocol group): SYNs to a port (25%), odd flag combinations (12%), UDP sizes
+//     (13%), scanner windows (drop ... window:N; flags:S,12, 10%), ICMP itype/icode/dsize (15%),
+//     fragbits (13%) and low TTLs (12%); the values are ones ordinary traffic seldom carries.
+//
 // # Flags
 //
 //	-n N             number of rules (default 10000)
@@ -53,6 +71,9 @@
 //	-broad F         fraction of broad rules, 0 to 1 (default 0.1)
 //	-sticky          also emit app-layer rules with sticky buffers (default false)
 //	-broadsids M     high (default): broad rules after every TD rule; mixed: interleaved
+//	-header-mix M    none (default), et or scan: header-only rules of that mix
+//	-header F        fraction of -header-mix rules (default 0.05)
+//	-sidbase B       first sid (default 2000000), to put the rules beside others
 //	-firewall FILE   also write a broad firewall policy to FILE
 //	-firewall-n N    number of firewall rules, at least 40 (default 100)
 //
@@ -103,7 +124,10 @@ const (
 	fwSIDBase = 9100000
 	// maxRules keeps the sids below 2201000, the sid of the firewall's synthetic default-policy
 	// alerts (which a generated rule must not shadow).
-	maxRules = 2201000 - tdSIDBase
+	maxRules = firewallPolicySID - tdSIDBase
+	// firewallPolicySID is the firewall's synthetic default-policy alert sid (firewall.PolicySID;
+	// PolicyAppSID is the next one).
+	firewallPolicySID = 2201000
 )
 
 // kind is what a generated rule is made of; tests count them.
@@ -121,15 +145,16 @@ const (
 	kSticky
 	kIPOnly
 	kHeader
+	kMix
 	nKinds
 )
 
-var kindNames = [nKinds]string{"content", "pcre", "flowbits-set", "flowbits-isset", "threshold", "detection_filter", "drop", "pass", "sticky", "ip-only", "header-only"}
+var kindNames = [nKinds]string{"content", "pcre", "flowbits-set", "flowbits-isset", "threshold", "detection_filter", "drop", "pass", "sticky", "ip-only", "header-only", "header-mix"}
 
 func (k kind) String() string { return kindNames[k] }
 
 // broad reports whether the kind is a broad (no fast pattern) rule.
-func (k kind) broad() bool { return k == kIPOnly || k == kHeader }
+func (k kind) broad() bool { return k == kIPOnly || k == kHeader || k == kMix }
 
 // tdMix is the percentage of each TD kind; flowbits counts both rules of a pair, content
 // takes the remainder. stickyPct moves that share from content to sticky rules with -sticky.
@@ -147,7 +172,10 @@ type options struct {
 	order     string
 	broad     float64
 	sticky    bool
-	broadSIDs string // "high" or "mixed"
+	broadSIDs string  // "high" or "mixed"
+	headerMix string  // "none", "et" or "scan"
+	header    float64 // fraction of -header-mix rules
+	sidBase   int     // first sid (0: tdSIDBase)
 }
 
 // rule is one generated rule line.
@@ -167,6 +195,9 @@ func main() {
 	flag.Float64Var(&o.broad, "broad", 0.1, "fraction of broad (IP-only and header-only) rules, 0 to 1")
 	flag.BoolVar(&o.sticky, "sticky", false, "emit app-layer rules with sticky buffers (today's engine refuses them)")
 	flag.StringVar(&o.broadSIDs, "broadsids", "high", "broad rules' sids: high (after every TD rule) or mixed (interleaved)")
+	flag.StringVar(&o.headerMix, "header-mix", "none", "header-only rules of a mix: none, et (as ET writes them) or scan (scan detection on any/any headers)")
+	flag.IntVar(&o.sidBase, "sidbase", tdSIDBase, "first sid (the sids must stay clear of the firewall's 2201000 and 2201001)")
+	flag.Float64Var(&o.header, "header", 0.05, "fraction of -header-mix rules, 0 to 1 (with -broad, at most 1 together)")
 	fwFile := flag.String("firewall", "", "also write a broad firewall policy (Suricata 8 firewall mode) to this file")
 	fwN := flag.Int("firewall-n", 100, "number of firewall rules (at least 40)")
 	flag.Parse()
@@ -207,13 +238,24 @@ func generate(o options) ([]rule, error) {
 	switch {
 	case o.n < 0 || o.n > maxRules:
 		return nil, fmt.Errorf("-n must be between 0 and %d", maxRules)
+	case o.sidBase < 0 || o.sidBase > 1<<31-1-o.n || o.sidBase <= firewallPolicySID+1 && o.sidBase+o.n > firewallPolicySID:
+		return nil, fmt.Errorf("-sidbase: sids %d to %d are out of range or hold the firewall's %d and %d", o.sidBase, o.sidBase+o.n-1, firewallPolicySID, firewallPolicySID+1)
 	case !(o.broad >= 0 && o.broad <= 1):
 		return nil, fmt.Errorf("-broad must be between 0 and 1")
 	case o.broadSIDs != "high" && o.broadSIDs != "mixed":
 		return nil, fmt.Errorf("-broadsids must be high or mixed")
+	case o.headerMix != "" && o.headerMix != "none" && o.headerMix != "et" && o.headerMix != "scan":
+		return nil, fmt.Errorf("-header-mix must be none, et or scan")
 	}
 	nBroad := int(math.Round(float64(o.n) * o.broad))
-	nTD := o.n - nBroad
+	nMix := 0
+	if o.headerMix == "et" || o.headerMix == "scan" {
+		if !(o.header >= 0 && o.header <= 1) || nBroad+int(math.Round(float64(o.n)*o.header)) > o.n {
+			return nil, fmt.Errorf("-header must be between 0 and 1, and -broad plus -header at most 1")
+		}
+		nMix = int(math.Round(float64(o.n) * o.header))
+	}
+	nTD := o.n - nBroad - nMix
 
 	// Units: one rule each, except a flowbits pair (kFlowSet stands for set + isset).
 	var units []kind
@@ -252,7 +294,11 @@ func generate(o options) ([]rule, error) {
 			broad = append(broad, kIPOnly)
 		}
 	}
+	for range nMix {
+		broad = append(broad, kMix)
+	}
 	g.rng.Shuffle(len(broad), func(i, j int) { broad[i], broad[j] = broad[j], broad[i] })
+	g.mix = o.headerMix
 	if o.broadSIDs == "high" {
 		units = append(units, broad...)
 	} else {
@@ -262,6 +308,9 @@ func generate(o options) ([]rule, error) {
 
 	out := make([]rule, 0, o.n)
 	sid := tdSIDBase
+	if o.sidBase != 0 {
+		sid = o.sidBase
+	}
 	for _, k := range units {
 		if k == kFlowSet {
 			set, isset := g.flowbitsPair(sid)
@@ -306,6 +355,7 @@ func reorder(rs []rule, order string, seed uint64) ([]rule, error) {
 type gen struct {
 	rng    *rand.Rand
 	nFlows int
+	mix    string // -header-mix
 }
 
 func newGen(seed uint64) *gen {
@@ -596,6 +646,11 @@ func (g *gen) rule(k kind, sid int) string {
 		return g.sticky(sid)
 	case kIPOnly, kHeader:
 		return g.broadRule(k, sid)
+	case kMix:
+		if g.mix == "scan" {
+			return g.scanRule(sid)
+		}
+		return g.etHeaderRule(sid)
 	}
 	action, tag := "alert", ""
 	switch k {
@@ -795,6 +850,109 @@ func (g *gen) broadRule(k kind, sid int) string {
 	default:
 		return fmt.Sprintf("alert icmp $EXTERNAL_NET any -> %s any (msg:\"BENCH ICMP unusual type to listed host %d\"; itype:%d; icode:%d; %s)",
 			g.host(), sid%100000, 13+g.n(6), g.n(2), meta("ICMP"))
+	}
+}
+
+// servicePorts are the ports scans probe.
+var servicePorts = []string{"21", "22", "23", "25", "53", "80", "110", "135", "139", "143", "443", "445", "1433", "1521",
+	"3306", "3389", "5432", "5900", "6379", "8080", "9200", "11211", "27017"}
+
+// mixMeta is the end of a -header-mix rule.
+func (g *gen) mixMeta(sid int, cat string) string {
+	return fmt.Sprintf("classtype:attempted-recon; sid:%d; rev:%d; metadata:tag %s, signature_severity Minor, updated_at 2024_%02d_%02d;)", sid, 1+g.n(20), cat, 1+g.n(12), 1+g.n(28))
+}
+
+// threshold is an ET-style threshold on a scan rule.
+func (g *gen) threshold() string {
+	return fmt.Sprintf(" threshold: type %s, track %s, count %d, seconds %d;", g.pick([]string{"both", "threshold", "limit"}),
+		g.pick([]string{"by_src", "by_dst"}), 1+g.n(60), []int{30, 60, 120, 300}[g.n(4)])
+}
+
+// etHeaderRule writes a header-only rule of the ET-like mix (-header-mix et), shaped as ET
+// Open's scan, ICMP, DoS and policy rules without content: their header names $HOME_NET and
+// $EXTERNAL_NET and often a service port; flags, dsize, window, itype/icode, fragbits, ttl,
+// ack and ip_proto carry the detection, thresholds keep the alerts down.
+func (g *gen) etHeaderRule(sid int) string {
+	m := func(what string) string { return fmt.Sprintf("BENCH HEADER %s %d", what, sid%100000) }
+	switch k := g.n(100); {
+	case k < 30: // a service scan: SYNs to one port
+		p := g.pick(servicePorts)
+		return fmt.Sprintf("alert tcp $EXTERNAL_NET any -> $HOME_NET %s (msg:\"%s\"; flow:to_server; flags:S,12;%s %s",
+			p, m("Potential Scan port "+p), g.threshold(), g.mixMeta(sid, "SCAN"))
+	case k < 40: // behavioural: many outbound SYNs to one port
+		p := g.pick(servicePorts)
+		return fmt.Sprintf("alert tcp $HOME_NET any -> any %s (msg:\"%s\"; flow:to_server; flags:S,12;%s %s",
+			p, m("Behavioral Unusual Port "+p+" traffic"), g.threshold(), g.mixMeta(sid, "SCAN"))
+	case k < 50: // a scanner's fingerprint
+		return fmt.Sprintf("alert tcp $EXTERNAL_NET any -> $HOME_NET any (msg:\"%s\"; fragbits:!D; dsize:0; flags:S,12; ack:0; window:%d;%s %s",
+			m("NMAP -sS window"), []int{1024, 2048, 3072, 4096}[g.n(4)], g.threshold(), g.mixMeta(sid, "SCAN"))
+	case k < 60: // stealth scans
+		f := g.pick([]string{"flags:0,12;", "flags:FPU,12;", "flags:SF,12;", "flags:F,12; dsize:0;", "flags:SRAFPU,12;"})
+		return fmt.Sprintf("alert tcp $EXTERNAL_NET any -> $HOME_NET any (msg:\"%s\"; %s%s %s", m("stealth scan"), f, g.threshold(), g.mixMeta(sid, "SCAN"))
+	case k < 75: // ICMP
+		opts := g.pick([]string{"itype:8; dsize:>800;", "itype:13;", "itype:15;", "itype:17;", "itype:3; icode:%d;", "itype:5; icode:%d;", "itype:8; icode:!0;", "itype:>18;"})
+		if strings.Contains(opts, "%d") {
+			opts = fmt.Sprintf(opts, g.n(16))
+		}
+		return fmt.Sprintf("alert icmp $EXTERNAL_NET any -> $HOME_NET any (msg:\"%s\"; %s%s %s", m("ICMP unusual"), opts, g.threshold(), g.mixMeta(sid, "ICMP"))
+	case k < 85: // UDP sizes
+		if g.pct(50) {
+			return fmt.Sprintf("alert udp any 53 -> $HOME_NET any (msg:\"%s\"; dsize:>%d; %s", m("large DNS answer"), 600+g.n(900), g.mixMeta(sid, "DNS"))
+		}
+		return fmt.Sprintf("alert udp $EXTERNAL_NET any -> $HOME_NET %s (msg:\"%s\"; dsize:>%d;%s %s",
+			g.pick([]string{"69", "123", "161", "500", "1434", "1900", "5060"}), m("large UDP request"), 400+g.n(1000), g.threshold(), g.mixMeta(sid, "POLICY"))
+	case k < 95: // IP level
+		opts := g.pick([]string{"fragbits:M; fragoffset:0; dsize:<%d;", "ttl:<%d;", "fragbits:R;", "ip_proto:%d;", "fragbits:*MR; ttl:<%d;"})
+		if strings.Contains(opts, "%d") {
+			opts = fmt.Sprintf(opts, 2+g.n(100))
+		}
+		return fmt.Sprintf("alert ip $EXTERNAL_NET any -> $HOME_NET any (msg:\"%s\"; %s %s", m("IP anomaly"), opts, g.mixMeta(sid, "MISC"))
+	default: // DoS: zero windows
+		return fmt.Sprintf("drop tcp $EXTERNAL_NET any -> $HOME_NET %s (msg:\"%s\"; flow:to_server; flags:S,12; window:0;%s %s",
+			g.pick(servicePorts), m("DOS zero window SYN"), g.threshold(), g.mixMeta(sid, "DOS"))
+	}
+}
+
+// scanRule writes a header-only rule of the scan-detection mix (-header-mix scan): any/any
+// addresses, the detection in flags, dsize, window, itype/icode, fragbits and ttl, most of
+// them with values ordinary traffic seldom has, so that they are evaluated, not alerted.
+func (g *gen) scanRule(sid int) string {
+	m := func(what string) string { return fmt.Sprintf("BENCH SCANDETECT %s %d", what, sid%100000) }
+	switch k := g.n(100); {
+	case k < 25: // SYN to a port nothing listens on
+		return fmt.Sprintf("alert tcp any any -> any %d (msg:\"%s\"; flags:S%s; %s", 1024+g.n(64000), m("SYN probe"),
+			g.pick([]string{"", ",12", ",CE"}), g.mixMeta(sid, "SCAN"))
+	case k < 37: // odd flag combinations
+		f := g.pick([]string{"flags:0;", "flags:FPU;", "flags:SF;", "flags:SR;", "flags:F; dsize:0;", "flags:*SF,12;", "flags:+UA;", "flags:SRAFPU;"})
+		return fmt.Sprintf("alert tcp any any -> any any (msg:\"%s\"; %s %s", m("flag anomaly"), f, g.mixMeta(sid, "SCAN"))
+	case k < 50: // UDP sizes
+		if g.pct(50) {
+			return fmt.Sprintf("alert udp any %d -> any any (msg:\"%s\"; dsize:>%d; %s", 1+g.n(1023), m("large reply"), 630+g.n(800), g.mixMeta(sid, "DNS"))
+		}
+		return fmt.Sprintf("alert udp any any -> any %d (msg:\"%s\"; dsize:%d; %s", 1+g.n(65000), m("fixed-size probe"), g.n(40), g.mixMeta(sid, "SCAN"))
+	case k < 60: // windows
+		return fmt.Sprintf("drop tcp any any -> any any (msg:\"%s\"; window:%d; flags:S,12; %s", m("scanner window"), []int{0, 1, 1024, 2048, 3072, 4096, 31337}[g.n(7)], g.mixMeta(sid, "SCAN"))
+	case k < 75: // ICMP
+		opts := fmt.Sprintf("itype:%d; icode:%d;", g.n(45), g.n(16))
+		switch g.n(3) {
+		case 0:
+			opts = fmt.Sprintf("itype:8; dsize:>%d;", 800+g.n(700))
+		case 1:
+			opts = fmt.Sprintf("itype:%d;", 13+g.n(30))
+		}
+		return fmt.Sprintf("alert icmp any any -> any any (msg:\"%s\"; %s %s", m("ICMP"), opts, g.mixMeta(sid, "ICMP"))
+	case k < 88: // fragments
+		f := g.pick([]string{"fragbits:M;", "fragbits:R;", "fragbits:+D;", "fragbits:*MR;", "fragbits:M; fragoffset:0;", "fragbits:M; dsize:<%d;"})
+		if strings.Contains(f, "%d") {
+			f = fmt.Sprintf(f, 8+g.n(200))
+		}
+		return fmt.Sprintf("alert ip any any -> any any (msg:\"%s\"; %s %s", m("fragment"), f, g.mixMeta(sid, "MISC"))
+	default: // TTLs
+		t := g.pick([]string{"ttl:0;", "ttl:1;", "ttl:<%d;", "ttl:%d;"})
+		if strings.Contains(t, "%d") {
+			t = fmt.Sprintf(t, 2+g.n(4))
+		}
+		return fmt.Sprintf("alert ip any any -> any any (msg:\"%s\"; %s %s", m("low TTL"), t, g.mixMeta(sid, "MISC"))
 	}
 }
 

@@ -454,3 +454,162 @@ func TestBuild(t *testing.T) {
 		t.Fatalf("firewall-mode engine holds %d rules, want 2100", e.Len())
 	}
 }
+
+// mixOpts are the flags of a -header-mix run.
+func mixOpts(n int, mix string, order string) options {
+	return options{n: n, seed: 1, order: order, broad: 0.1, broadSIDs: "high", headerMix: mix, header: 0.05}
+}
+
+// TestHeaderMixes checks the two header-only mixes: their count, that they are header-only
+// (no content, no fast pattern), load and compile, their headers (any/any for scan, $HOME_NET
+// for et) and the keywords they carry.
+func TestHeaderMixes(t *testing.T) {
+	for _, tc := range []struct {
+		mix, tag string
+		// the keywords the mix must use, with the least share of its rules each
+		keywords map[string]float64
+	}{
+		{"scan", "BENCH SCANDETECT ", map[string]float64{"flags:": 0.3, "dsize:": 0.1, "window:": 0.05, "itype:": 0.1, "icode:": 0.02, "fragbits:": 0.08, "ttl:": 0.08}},
+		{"et", "BENCH HEADER ", map[string]float64{"flags:": 0.4, "dsize:": 0.1, "window:": 0.1, "itype:": 0.1, "fragbits:": 0.05, "ttl:": 0.02, "threshold:": 0.4}},
+	} {
+		t.Run(tc.mix, func(t *testing.T) {
+			out := output(t, mixOpts(10000, tc.mix, "sorted"))
+			ls := lines(out)
+			if len(ls) != 10000 {
+				t.Fatalf("%d lines", len(ls))
+			}
+			var mix []*rules.Rule
+			for _, l := range ls {
+				if !strings.Contains(l, "msg:\""+tc.tag) {
+					continue
+				}
+				r, err := rules.Parse(l)
+				if err != nil {
+					t.Fatalf("%s: %v", l, err)
+				}
+				if _, ok := r.FastPattern(); ok || len(r.Contents()) > 0 || strings.Contains(l, "pcre:") {
+					t.Fatalf("not header-only: %s", l)
+				}
+				if len(r.Matches) == 0 {
+					t.Fatalf("no header keyword: %s", l)
+				}
+				mix = append(mix, r)
+			}
+			if len(mix) != 500 {
+				t.Fatalf("%d rules of the %s mix, want 500 (5%% of 10,000)", len(mix), tc.mix)
+			}
+			for _, r := range mix {
+				hdr, _, _ := strings.Cut(r.Raw, " (")
+				f := strings.Fields(hdr) // action proto src sp -> dst dp
+				if tc.mix == "scan" && (f[2] != "any" || f[5] != "any") {
+					t.Fatalf("scan rule with addresses: %s", r.Raw)
+				}
+				if tc.mix == "et" && f[2] != "$HOME_NET" && f[5] != "$HOME_NET" {
+					t.Fatalf("et rule without $HOME_NET: %s", r.Raw)
+				}
+			}
+			for kw, least := range tc.keywords {
+				n := 0
+				for _, r := range mix {
+					if strings.Contains(r.Raw, " "+kw) {
+						n++
+					}
+				}
+				if share := float64(n) / float64(len(mix)); share < least {
+					t.Errorf("%s: %.1f%% of the rules, want at least %.0f%%", kw, 100*share, 100*least)
+				}
+			}
+			_, errs, st := load(t, ls, false)
+			if len(errs) > 0 || st.Loaded != len(ls) {
+				t.Fatalf("%v, first error %v", st, errs)
+			}
+			// The orders hold the same lines; the same flags give the same bytes.
+			for _, o := range orders {
+				got := lines(output(t, mixOpts(10000, tc.mix, o)))
+				slices.Sort(got)
+				want := slices.Clone(ls)
+				slices.Sort(want)
+				if !slices.Equal(got, want) {
+					t.Fatalf("-order %s holds other lines", o)
+				}
+			}
+			if !bytes.Equal(out, output(t, mixOpts(10000, tc.mix, "sorted"))) {
+				t.Fatal("two runs differ")
+			}
+		})
+	}
+	// 5% of 50,000, and no mix rule without -header-mix.
+	for _, mix := range []string{"et", "scan", "none", ""} {
+		rs, err := generate(mixOpts(50000, mix, "sorted"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, r := range rs {
+			if r.kind == kMix {
+				n++
+			}
+		}
+		want := 2500
+		if mix == "none" || mix == "" {
+			want = 0
+		}
+		if n != want || len(rs) != 50000 {
+			t.Errorf("-header-mix %q: %d mix rules of %d, want %d", mix, n, len(rs), want)
+		}
+	}
+}
+
+// TestHeaderMixesBuild compiles both mixes into a detection engine.
+func TestHeaderMixesBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds Hyperscan databases")
+	}
+	for _, mix := range []string{"et", "scan"} {
+		l, _, _ := load(t, lines(output(t, mixOpts(3000, mix, "shuffled"))), false)
+		e, errs, err := detect.Build(l.Rules(), detect.Config{})
+		if err != nil || len(errs) > 0 {
+			t.Fatalf("%s: %v %v", mix, err, errs)
+		}
+		if e.Len() != 3000 {
+			t.Fatalf("%s: %d rules", mix, e.Len())
+		}
+		e.Close()
+	}
+}
+
+func TestBadMixFlags(t *testing.T) {
+	for _, o := range []options{
+		{n: 10, order: "sorted", broad: 0.1, broadSIDs: "high", headerMix: "all", header: 0.05},
+		{n: 10, order: "sorted", broad: 0.1, broadSIDs: "high", headerMix: "scan", header: 1.5},
+		{n: 100, order: "sorted", broad: 0.98, broadSIDs: "high", headerMix: "et", header: 0.05},
+		{n: 100, order: "sorted", broad: 0.1, broadSIDs: "high", sidBase: 2200950},
+		{n: 100, order: "sorted", broad: 0.1, broadSIDs: "high", sidBase: 2201001},
+		{n: 100, order: "sorted", broad: 0.1, broadSIDs: "high", sidBase: -5},
+	} {
+		if err := run(o, "", 0, &bytes.Buffer{}); err == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+}
+
+// TestSIDBase checks that -sidbase moves the sids and nothing else.
+func TestSIDBase(t *testing.T) {
+	o := mixOpts(300, "scan", "sorted")
+	a := lines(output(t, o))
+	o.sidBase = 4000000
+	b := lines(output(t, o))
+	for i := range a {
+		ra, err1 := rules.Parse(a[i])
+		rb, err2 := rules.Parse(b[i])
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if rb.SID != ra.SID-tdSIDBase+4000000 {
+			t.Fatalf("sid %d with -sidbase 4000000, %d without", rb.SID, ra.SID)
+		}
+		if strings.ReplaceAll(b[i], fmt.Sprintf("sid:%d;", rb.SID), "") != strings.ReplaceAll(a[i], fmt.Sprintf("sid:%d;", ra.SID), "") {
+			t.Fatalf("line %d differs beyond its sid:\n%s\n%s", i, a[i], b[i])
+		}
+	}
+}
