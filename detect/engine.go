@@ -24,6 +24,7 @@ import (
 	"github.com/meerkat-ids/meerkat/detect/threshold"
 	"github.com/meerkat-ids/meerkat/firewall"
 	"github.com/meerkat-ids/meerkat/flow"
+	"github.com/meerkat-ids/meerkat/prefilter/header"
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
@@ -50,6 +51,15 @@ type Config struct {
 	// NoBroadIndex keeps rules without a fast pattern in per-protocol lists checked one by one
 	// (for comparisons); by default they go through the broad-rule index.
 	NoBroadIndex bool
+	// NoHeaderIndex turns the header witness index off (for comparisons): rules without a fast
+	// pattern are then candidates for every packet their address and port fields accept. By
+	// default each has a witness, a header keyword of its own (flags, dsize, ttl ...) that
+	// package prefilter/header indexes, and is a candidate only when the witness holds too.
+	NoHeaderIndex bool
+	// PrefilterDefault is detect.prefilter.default (mpm or auto). Suricata gives prefilter
+	// engines to header keywords only under auto or with the prefilter keyword; the witness
+	// index covers every rule it can either way, since the alerts are the same.
+	PrefilterDefault string
 	// Thresholds are the threshold.config entries; ThresholdMaxEntries bounds the tracking
 	// tables (0: the package default) when State is nil.
 	Thresholds          []rules.ThresholdEntry
@@ -108,6 +118,10 @@ type Rule struct {
 	// packets that carry it (Suricata's signature mask skips it for packets without events;
 	// the index narrows it to the event it needs).
 	event decode.Event
+	// witness is the rule's header witness (prefilter/header.Choice), or why it has none; a
+	// rule without a fast pattern and without a witness is a candidate on every packet its
+	// header accepts.
+	witness header.Choice
 	// deOnly marks a decoder-event-only rule (Suricata's SIG_TYPE_DEONLY): the only rules,
 	// with IP-only ones, evaluated on packets of protocol 0 that carry decoder events, also
 	// without an IP layer (Suricata's decoder_event_sgh).
@@ -149,6 +163,35 @@ type ruleHeader struct {
 	sp, dp     *rules.Port
 	// ipProtos is the set of IP protocols the rule applies to (unless anyProto), a bit each.
 	ipProtos [4]uint64
+}
+
+// perPacket reports whether the rule is a candidate on every packet its header accepts: a
+// rule without a fast pattern, without a header witness, and neither IP-only (evaluated once
+// per flow direction) nor indexed by a decoder event.
+func (r *Rule) perPacket() bool {
+	return !r.hasMPM && !r.ipOnly && !r.eventIndexed() && !r.witness.Witnessed()
+}
+
+// Candidacy says how the rule becomes a candidate for a packet (--engine-analysis): "mpm" (its
+// fast pattern), "ip-only" (once per flow direction), "decode-event" (packets with its event),
+// "witness" (its header keyword witness holds; witness names the keyword) or "every packet"
+// (its header accepts the packet; reason says why it has no witness).
+func (r *Rule) Candidacy() (kind, witness, reason string) {
+	switch {
+	case r.hasMPM:
+		return "mpm", "", ""
+	case r.ipOnly:
+		return "ip-only", "", ""
+	case r.eventIndexed():
+		return "decode-event", "", ""
+	case r.witness.Witnessed():
+		return "witness", r.witness.Keyword, ""
+	}
+	reason = r.witness.Reason
+	if reason == "" {
+		reason = "the header witness index is off"
+	}
+	return "every packet", "", reason
 }
 
 // eventIndexed reports whether the rule is a candidate through the decoder-event index rather

@@ -128,7 +128,9 @@ func TestUnsupportedRulesFail(t *testing.T) {
 // TestPrefilterMatchesBruteForce builds random rule sets and packets and checks that the
 // prefiltered engine reports exactly the rules a brute-force evaluation of every rule, in iid
 // order, accepts. Rounds vary the signature grouping (profiles, tiny custom bounds that force
-// a joined group, one shared database) and the broad-rule index.
+// a joined group, one shared database), the broad-rule index and the header witness index;
+// rules mix contents with header keywords (ranges, negations, flags with modifiers) on
+// address and port fields, so header witnesses are combined with the broad index.
 func TestPrefilterMatchesBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	words := []string{"abc", "GET", "admin", "x1", "passwd", "Zz", "evil", "|00 01|", "login", "q"}
@@ -138,7 +140,7 @@ func TestPrefilterMatchesBruteForce(t *testing.T) {
 	groupings := []Grouping{{}, {Profile: "custom", CustomToClient: 1, CustomToServer: 1},
 		{Profile: "custom", CustomToClient: 2, CustomToServer: 3, TCPPriorityPorts: []uint16{}}, {SharedMPM: true},
 		{Profile: "high", TCPPriorityPorts: []uint16{22, 8050}}, {Profile: "custom"}}
-	for round := 0; round < 36; round++ {
+	for round := 0; round < 54; round++ {
 		var texts []string
 		for i := 0; i < 60; i++ {
 			var opts []string
@@ -157,7 +159,22 @@ func TestPrefilterMatchesBruteForce(t *testing.T) {
 			}
 			proto := []string{"tcp", "ip", "udp", "icmp"}[rng.IntN(4)]
 			if proto == "tcp" && rng.IntN(4) == 0 {
-				opts = append(opts, []string{"flags:S;", "flags:S,12;", "flags:!S;", "flags:SA;"}[rng.IntN(4)])
+				opts = append(opts, []string{"flags:S;", "flags:S,12;", "flags:!S;", "flags:SA;", "flags:+A;", "flags:*SF;"}[rng.IntN(6)])
+			}
+			// Header keywords, the witnesses' material: any protocol, then per protocol. A
+			// combination the parser refuses (dsize:0 with a content) is dropped.
+			plain := len(opts)
+			for n := rng.IntN(3); n > 0; n-- {
+				hk := []string{"ttl:64;", "ttl:<64;", "ttl:>100;", "ttl:1-63;", "dsize:0;", "dsize:>5;", "dsize:<10;",
+					"dsize:3<>20;", "dsize:!0;", "id:1234;", "id:7;", "tos:8;", "tos:!8;", "fragbits:D;", "fragbits:!D;",
+					"fragbits:*MD;", "ip_proto:6;", "ip_proto:!17;"}
+				switch proto {
+				case "tcp":
+					hk = append(hk, "window:1024;", "window:!0;", "seq:0;", "ack:0;", "tcp.mss:>1000;", "flags:S;")
+				case "icmp":
+					hk = append(hk, "itype:8;", "itype:>5;", "icode:0;", "icode:!1;", "icmp_id:7;", "icmp_seq:1;")
+				}
+				opts = append(opts, hk[rng.IntN(len(hk))])
 			}
 			if proto == "ip" || proto == "icmp" {
 				ports = ports[:1] // ports need a port protocol
@@ -166,13 +183,18 @@ func TestPrefilterMatchesBruteForce(t *testing.T) {
 			if rng.IntN(5) == 0 {
 				arrow = "<>"
 			}
-			texts = append(texts, fmt.Sprintf("alert %s %s %s %s %s %s (%s sid:%d;)", proto,
-				nets[rng.IntN(len(nets))], ports[rng.IntN(len(ports))], arrow, nets[rng.IntN(len(nets))],
-				ports[rng.IntN(len(ports))], strings.Join(opts, " "), i+1))
+			head := fmt.Sprintf("alert %s %s %s %s %s %s", proto, nets[rng.IntN(len(nets))], ports[rng.IntN(len(ports))],
+				arrow, nets[rng.IntN(len(nets))], ports[rng.IntN(len(ports))])
+			text := fmt.Sprintf("%s (%s sid:%d;)", head, strings.Join(opts, " "), i+1)
+			if _, err := rules.Parse(text); err != nil {
+				text = fmt.Sprintf("%s (%s sid:%d;)", head, strings.Join(opts[:plain], " "), i+1)
+			}
+			texts = append(texts, text)
 			ports = allPorts
 		}
 		rs := mustRules(t, texts...)
-		e, errs, err := Build(rs, Config{PacketAlertMax: 255, NoBroadIndex: round%2 == 1, Grouping: groupings[round/2%len(groupings)]})
+		e, errs, err := Build(rs, Config{PacketAlertMax: 255, NoBroadIndex: round%3 == 1, NoHeaderIndex: round%3 == 2,
+			Grouping: groupings[round/3%len(groupings)]})
 		if err != nil || len(errs) > 0 {
 			t.Fatalf("build: %v %v", err, errs)
 		}
@@ -198,11 +220,25 @@ func TestPrefilterMatchesBruteForce(t *testing.T) {
 			}
 			p := tcpPacket(addrs[rng.IntN(4)], addrs[rng.IntN(4)], []uint16{80, 40080, 443, 53, 8050}[rng.IntN(5)],
 				[]uint16{80, 443, 8050, 22, 53, 1024, 40000}[rng.IntN(7)], payload.String())
+			p.TTL = []uint8{1, 63, 64, 100, 128, 255}[rng.IntN(6)]
+			p.IPID = []uint32{0, 7, 1234}[rng.IntN(3)]
+			p.TOS = []uint8{0, 8}[rng.IntN(2)]
+			p.IPv4Flags = []uint8{0, decode.IPv4FlagDF, decode.IPv4FlagMF, decode.IPv4FlagDF | decode.IPv4FlagMF}[rng.IntN(4)]
+			p.TCPWindow = []uint16{0, 1024, 65535}[rng.IntN(3)]
+			p.TCPSeq, p.TCPAck = uint32(rng.IntN(2)), uint32(rng.IntN(2))
+			if rng.IntN(2) == 0 {
+				p.TCPMSS, p.HasTCPMSS = []uint16{536, 1460}[rng.IntN(2)], true
+			}
+			if rng.IntN(3) == 0 {
+				p.TCPFlags = []uint8{decode.TCPFlagSYN | decode.TCPFlagACK, decode.TCPFlagFIN | decode.TCPFlagACK, decode.TCPFlagACK}[rng.IntN(3)]
+			}
 			switch rng.IntN(6) {
 			case 0:
 				p.IPProto = decode.ProtoUDP
 			case 1:
 				p.IPProto, p.SrcPort, p.DstPort = 1, 0, 0 // ICMP
+				p.ICMPType, p.ICMPCode = []uint8{0, 3, 8}[rng.IntN(3)], uint8(rng.IntN(2))
+				p.ICMPID, p.ICMPSeq, p.HasICMPID = 7, 1, p.ICMPType != 3
 			case 2:
 				p.TCPFlags = decode.TCPFlagSYN
 			case 3:

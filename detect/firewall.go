@@ -583,9 +583,9 @@ type fwProgram struct {
 	hasPreFlow, hasPreStream bool
 	// nFW is the number of firewall rules.
 	nFW int
-	// firstFWMPM is the lowest iid of a firewall rule with a fast pattern (such a rule is a
-	// candidate on some packets only): a deciding rule is cached per flow direction only
-	// below it.
+	// firstFWMPM is the lowest iid of a firewall rule with a fast pattern or a header
+	// witness (such a rule is a candidate on some packets only): a deciding rule is cached
+	// per flow direction only below it.
 	firstFWMPM uint32
 	// pktPolicy holds the default policies of the packet tables (by table), copied from
 	// policies; policyRules the synthetic rules that log a policy with an alert action.
@@ -657,7 +657,9 @@ func (e *Engine) finishFirewall() {
 		if !r.fw {
 			continue
 		}
-		if r.hasMPM && r.IID < fw.firstFWMPM {
+		// A rule with a fast pattern or a header witness is a candidate on some packets only:
+		// no deciding rule after it may be cached for a flow direction.
+		if (r.hasMPM || r.witness.Witnessed()) && r.IID < fw.firstFWMPM {
 			fw.firstFWMPM = r.IID
 		}
 		r.fwStatic = r.table == firewall.TablePacketFilter && !r.flowStart && !r.hasMPM && r.payload == nil &&

@@ -30,6 +30,12 @@ type fwHarness struct {
 
 func newFWHarness(t *testing.T, fwRules, tdRules []string, policy []string) *fwHarness {
 	t.Helper()
+	return newFWHarnessWith(t, fwRules, tdRules, policy, Config{})
+}
+
+// newFWHarnessWith is newFWHarness with engine settings (Firewall and Policies are set).
+func newFWHarnessWith(t *testing.T, fwRules, tdRules []string, policy []string, cfg Config) *fwHarness {
+	t.Helper()
 	var rs []*rules.Rule
 	for _, s := range fwRules {
 		r, err := rules.ParseWith(s, &rules.ParseOptions{Firewall: true})
@@ -48,7 +54,8 @@ func newFWHarness(t *testing.T, fwRules, tdRules []string, policy []string) *fwH
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, errs, err := Build(rs, Config{Firewall: true, Policies: pol})
+	cfg.Firewall, cfg.Policies = true, pol
+	e, errs, err := Build(rs, cfg)
 	if err != nil || len(errs) > 0 {
 		t.Fatalf("build: %v %v", err, errs)
 	}
@@ -448,5 +455,55 @@ func TestFirewallQuietPathMatchesGeneral(t *testing.T) {
 	h.tc.begin(h.e, pk, f, dir)
 	if !h.e.quietFirewall(h.tc, pk, f, dir) {
 		t.Error("a direction decided by a quiet accept:hook rule does not take the quiet path")
+	}
+}
+
+// TestFirewallWitnessesMatchNoIndex: firewall policies made of header-only rules (flags,
+// dsize, ttl ...) give the same verdicts, reasons and alerts with the header witness index as
+// without it, over flows whose packets change the witnesses' values (a SYN, then data), so a
+// firewall direction's cached deciding rule never hides a witnessed rule before it.
+func TestFirewallWitnessesMatchNoIndex(t *testing.T) {
+	fw := []string{
+		`drop:packet tcp:all any any -> any 23 (flags:S; msg:"telnet syn"; alert; sid:1;)`,
+		`accept:hook tcp:all any any -> any 22 (flags:S; sid:2;)`,
+		`drop:packet tcp:all any any -> any any (dsize:>1000; alert; sid:3;)`,
+		`accept:hook tcp:all any any -> any any (ttl:<10; alert; sid:4;)`,
+		`accept:hook tcp:all any any -> any [22,23,80] (sid:5;)`,
+		`accept:hook udp:all any any -> any 53 (dsize:<512; sid:6;)`,
+		`accept:hook icmp:all any any -> any any (itype:8; sid:7;)`,
+	}
+	td := []string{`alert tcp any any -> any any (flags:S; msg:"syn"; sid:100;)`, `alert udp any any -> any 53 (dsize:>100; sid:101;)`}
+	tcp := func(dp uint16, flags uint8, ttl uint8, n int) func() *decode.Packet {
+		return func() *decode.Packet {
+			p := tcpPacket("10.0.0.1", "192.0.2.1", 4000, dp, strings.Repeat("x", n))
+			p.TCPFlags, p.TTL = flags, ttl
+			return p
+		}
+	}
+	udp := func(n int) func() *decode.Packet {
+		return func() *decode.Packet {
+			p := udpPacket("10.0.0.1", "192.0.2.1", 5000, 53)
+			p.Payload = make([]byte, n)
+			return p
+		}
+	}
+	ack, syn := decode.TCPFlagACK, decode.TCPFlagSYN
+	sequences := [][]func() *decode.Packet{
+		{tcp(80, ack, 64, 10), tcp(80, syn, 64, 0), tcp(80, ack, 5, 10), tcp(80, ack, 64, 2000), tcp(80, ack, 64, 1)},
+		{tcp(22, syn, 64, 0), tcp(22, ack, 64, 10), tcp(22, ack, 64, 10), tcp(22, syn, 64, 0)},
+		{tcp(23, ack, 64, 5), tcp(23, syn, 64, 0), tcp(23, ack, 64, 5)},
+		{tcp(9999, ack, 64, 5), tcp(9999, ack, 5, 5), tcp(9999, syn, 64, 0)},
+		{udp(10), udp(600), udp(200), udp(10)},
+	}
+	for i, seq := range sequences {
+		with := newFWHarnessWith(t, fw, td, nil, Config{})
+		without := newFWHarnessWith(t, fw, td, nil, Config{NoHeaderIndex: true})
+		for k, p := range seq {
+			got, _ := with.packet(p())
+			want, _ := without.packet(p())
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("sequence %d, packet %d: %+v with witnesses, %+v without", i, k+1, got, want)
+			}
+		}
 	}
 }

@@ -22,15 +22,19 @@ type flowState struct {
 // broadCacheSize is how many broad-rule candidates a flow direction caches inline.
 const broadCacheSize = 16
 
-// broadCache is one flow direction's cached broad-rule candidates. A direction with more
-// candidates than fit sets overflow, and its packets look the rules up each time.
+// broadCache is one flow direction's cached broad-rule candidates, the rules whose address,
+// port and protocol fields accept its tuple, by their broad-index numbers. A direction with
+// more candidates than fit sets overflow, and its packets look the rules up each time.
 type broadCache struct {
 	valid    bool
 	overflow bool
-	n        uint8
-	// nFW counts the firewall rules at the start of iids (the broad index numbers them first).
+	// witnessed says that a cached rule has a header witness, which each packet's header
+	// values decide.
+	witnessed bool
+	n         uint8
+	// nFW counts the firewall rules at the start of keys (the broad index numbers them first).
 	nFW  uint8
-	iids [broadCacheSize]uint32
+	keys [broadCacheSize]uint32
 	// fwFirst is the firewall rule (iid+1; 0 when unknown) that decides this direction's
 	// packets when its match and every firewall candidate before it depend only on the
 	// header: later packets apply it without evaluating the firewall rules again.

@@ -96,6 +96,10 @@ type GroupStats struct {
 	// (TCP and UDP); Groups the groups after it; Databases the distinct Hyperscan databases
 	// they use (groups whose fast patterns are the same share one).
 	PortGroups, Groups, Databases int
+	// PerPacket counts the rules of the protocol and direction that are candidates on every
+	// packet their header accepts: no fast pattern and no header witness (IP-only rules,
+	// evaluated once per flow direction, and decoder-event rules are not counted).
+	PerPacket int
 }
 
 // sigGroups is the engine's group lookup: per direction, a group index for every TCP and UDP
@@ -251,7 +255,7 @@ func (b *groupBuilder) portGroups(proto uint8, dir flow.Direction, table *[65536
 		name = "udp"
 	}
 	entries := b.portEntries(proto, dir, scores, prio)
-	st := GroupStats{Proto: name, ToServer: dir == flow.ToServer, PortGroups: len(entries)}
+	st := GroupStats{Proto: name, ToServer: dir == flow.ToServer, PortGroups: len(entries), PerPacket: b.perPacket(proto, dir)}
 	if b.cfg.Grouping.SharedMPM {
 		all := make(ruleSet, b.words)
 		for _, en := range entries {
@@ -336,7 +340,29 @@ func (b *groupBuilder) protoGroups(dir flow.Direction) GroupStats {
 		b.sgh.other[dir][proto] = gi
 		used[gi] = true
 	}
-	return GroupStats{Proto: "other", ToServer: dir == flow.ToServer, Groups: len(used)}
+	return GroupStats{Proto: "other", ToServer: dir == flow.ToServer, Groups: len(used), PerPacket: b.perPacket(0, dir)}
+}
+
+// perPacket counts the rules that are candidates on every packet of IP protocol proto (0:
+// every protocol but TCP and UDP) in direction dir that their header accepts (GroupStats).
+func (b *groupBuilder) perPacket(proto uint8, dir flow.Direction) int {
+	n := 0
+	for _, r := range b.rules {
+		if !r.perPacket() {
+			continue
+		}
+		if proto == 0 {
+			if !r.anyProto && (r.ipProtos[0]|r.ipProtos[1]|r.ipProtos[2]|r.ipProtos[3])&^(1<<decode.ProtoTCP|1<<decode.ProtoUDP) == 0 {
+				continue // TCP or UDP only
+			}
+		} else if !r.anyProto && !r.hasProto(proto) {
+			continue
+		}
+		if dir == flow.ToServer && r.Src.ToServer || dir == flow.ToClient && r.Src.ToClient {
+			n++
+		}
+	}
+	return n
 }
 
 // portEntries returns the port ranges of protocol proto and direction dir with a distinct set

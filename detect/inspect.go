@@ -28,6 +28,7 @@ type ThreadCtx struct {
 	flows *FlowStates
 	fs    *flowState
 	bbuf  []uint64 // broad-rule index result
+	hbuf  []uint64 // header witness index result
 	// Verdict is the packet's action in firewall mode (p->action and its drop reason); the
 	// hooks and the main inspection of one packet add to it, StartPacket clears it.
 	Verdict alert.PacketVerdict
@@ -37,8 +38,12 @@ type ThreadCtx struct {
 	// a packet record when tagged-packets is on.
 	Tagged bool
 	// Counters
-	MPMScans  uint64
-	MPMErrors uint64 // scans Hyperscan failed; all rules of the group were candidates instead
+	// Collected counts the packets whose candidates were collected, Candidates their
+	// candidates and CandidatesMax the most one packet had: what a rule set costs per packet.
+	Collected, Candidates uint64
+	CandidatesMax         uint64
+	MPMScans              uint64
+	MPMErrors             uint64 // scans Hyperscan failed; all rules of the group were candidates instead
 }
 
 // NewThreadCtx makes a worker's context; hosts is the shared xbits/hostbits table (may be nil).
@@ -50,6 +55,9 @@ func (e *Engine) NewThreadCtx(hosts *match.HostTable) (*ThreadCtx, error) {
 	tc.in.Hosts = hosts
 	if e.pf.broad != nil {
 		tc.bbuf = make([]uint64, e.pf.broad.ScratchWords())
+	}
+	if e.pf.hdr != nil {
+		tc.hbuf = make([]uint64, e.pf.hdr.Words())
 	}
 	most := 1
 	for _, db := range e.pf.sgh.dbs {
@@ -86,6 +94,15 @@ func (tc *ThreadCtx) Close() {
 func (tc *ThreadCtx) begin(e *Engine, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
 	tc.in.P, tc.in.F, tc.in.Dir = p, f, dir
 	tc.fs = tc.flows.at(f, e)
+}
+
+// counted adds the collected candidates to the counters and reports whether there are any.
+func (tc *ThreadCtx) counted() bool {
+	n := uint64(tc.cands.Len())
+	tc.Collected++
+	tc.Candidates += n
+	tc.CandidatesMax = max(tc.CandidatesMax, n)
+	return n > 0
 }
 
 // takeIPOnly reports whether the IP-only rules already ran in the packet's flow direction,

@@ -11,6 +11,7 @@ import (
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/prefilter/broad"
 	"github.com/meerkat-ids/meerkat/prefilter/candidates"
+	"github.com/meerkat-ids/meerkat/prefilter/header"
 )
 
 // prefilterIndex picks the candidate rules of a packet (collect): the broad-rule index or
@@ -27,6 +28,11 @@ type prefilterIndex struct {
 	broad       *broad.Index
 	broadIID    []uint32
 	broadIPOnly []uint64
+	// hdr is the header witness index over the broad rules, numbered as broad numbers them
+	// (nil without one): a broad candidate whose witness does not hold for the packet is
+	// left out. hdrAlways marks the broad rules without a witness.
+	hdr       *header.Index
+	hdrAlways []uint64
 	// hasEventRules says whether any rule is in eventRules.
 	hasEventRules bool
 	// sgh holds the signature groups and their Hyperscan databases of pkt_data fast
@@ -107,6 +113,22 @@ func (e *Engine) buildPrefilter() (prefilterIndex, error) {
 		if err != nil {
 			return prefilterIndex{}, fmt.Errorf("detect: broad-rule index: %w", err)
 		}
+		if !e.cfg.NoHeaderIndex {
+			hrs := make([]header.Rule, len(broadRules))
+			for k, r := range broadRules {
+				hrs[k] = header.FromRule(r.Src)
+			}
+			hx, err := header.Build(hrs, header.Options{})
+			if err != nil {
+				return prefilterIndex{}, fmt.Errorf("detect: header witness index: %w", err)
+			}
+			for k, r := range broadRules {
+				r.witness = hx.Choice(k)
+			}
+			if hx.Stats().Witnessed > 0 {
+				pf.hdr, pf.hdrAlways = hx, hx.Always()
+			}
+		}
 		pf.broad, pf.useBroad = idx, true
 		pf.broadIPOnly = make([]uint64, idx.Words())
 		for k, iid := range pf.broadIID {
@@ -162,6 +184,86 @@ func (pf *prefilterIndex) addEventRules(cs *candidates.Set, events *decode.Event
 	}
 }
 
+// collectBroad adds the broad rules that may apply to p: those whose address, port and
+// protocol fields accept its tuple (the broad-rule index, looked up on a flow direction's first
+// packet and cached in its broadCache) and whose header witness holds (the witness index,
+// looked up per packet, since the header values change; rules without a witness need none).
+func (pf *prefilterIndex) collectBroad(tc *ThreadCtx, p *decode.Packet, ipOnlyDone bool) {
+	cs := tc.cands
+	bc := tc.broadCache()
+	if bc != nil && bc.valid && !bc.overflow {
+		// The flow direction's tuple does not change: the cached broad candidates (IP-only ones
+		// excluded, they ran on the first packet) stand for the lookup. A known deciding
+		// firewall rule stands for the firewall candidates.
+		from := 0
+		if bc.fwFirst != 0 {
+			from = int(bc.nFW)
+		}
+		if !bc.witnessed {
+			for _, k := range bc.keys[from:bc.n] {
+				cs.Add(int(pf.broadIID[k]))
+			}
+			return
+		}
+		hw := pf.hdr.Lookup(tc.hbuf, p)
+		for _, k := range bc.keys[from:bc.n] {
+			if (pf.hdrAlways[k>>6]|hw[k>>6])&(1<<(k&63)) != 0 {
+				cs.Add(int(pf.broadIID[k]))
+			}
+		}
+		return
+	}
+	words := pf.broad.Lookup(tc.bbuf, p.SrcIP, p.DstIP, p.IPProto, p.SrcPort, p.DstPort, p.HasPorts())
+	var hw []uint64
+	if pf.hdr != nil {
+		hw = pf.hdr.Lookup(tc.hbuf, p)
+	}
+	fill := bc != nil && !bc.valid // an overflowed cache is not filled again
+	if fill {
+		*bc = broadCache{valid: true}
+	}
+	for w, bits := range words {
+		pass := ^uint64(0) // the rules of this word whose witness holds, or that have none
+		if hw != nil {
+			pass = pf.hdrAlways[w] | hw[w]
+		}
+		if !fill {
+			bits &= pass
+			if ipOnlyDone {
+				bits &^= pf.broadIPOnly[w]
+			}
+			for ; bits != 0; bits &= bits - 1 {
+				cs.Add(int(pf.broadIID[w<<6|bits0(bits)]))
+			}
+			continue
+		}
+		for bits != 0 {
+			k := w<<6 | bits0(bits)
+			bit := uint64(1) << (k & 63)
+			bits &= bits - 1
+			ipOnly := pf.broadIPOnly[w]&bit != 0
+			if !ipOnly {
+				if int(bc.n) < len(bc.keys) {
+					bc.keys[bc.n] = uint32(k)
+					bc.n++
+					if int(pf.broadIID[k]) < pf.nFW { // a firewall rule
+						bc.nFW++
+					}
+					if hw != nil && pf.hdrAlways[w]&bit == 0 {
+						bc.witnessed = true
+					}
+				} else {
+					bc.overflow = true
+				}
+			}
+			if ipOnly && ipOnlyDone || pass&bit == 0 {
+				continue
+			}
+			cs.Add(int(pf.broadIID[k]))
+		}
+	}
+}
+
 // collect fills tc.cands with the rules that may apply to p (broad index or per-protocol
 // lists, and the Hyperscan hits of the packet's signature group) and reports whether there
 // are any. It does not reset the alert queue.
@@ -170,47 +272,7 @@ func (pf *prefilterIndex) collect(tc *ThreadCtx, p *decode.Packet, dir flow.Dire
 	cs.Reset()
 	ipOnlyDone := tc.ipOnlyDone()
 	if pf.useBroad {
-		bc := tc.broadCache()
-		if bc != nil && bc.valid && !bc.overflow {
-			// The flow direction's tuple does not change: the cached broad candidates
-			// (IP-only ones excluded, they ran on the first packet) stand for the lookup. A
-			// known deciding firewall rule stands for the firewall candidates.
-			from := 0
-			if bc.fwFirst != 0 {
-				from = int(bc.nFW)
-			}
-			for _, iid := range bc.iids[from:bc.n] {
-				cs.Add(int(iid))
-			}
-		} else {
-			words := pf.broad.Lookup(tc.bbuf, p.SrcIP, p.DstIP, p.IPProto, p.SrcPort, p.DstPort, p.HasPorts())
-			if bc != nil {
-				*bc = broadCache{valid: true}
-			}
-			for w, bits := range words {
-				for bits != 0 {
-					k := w<<6 | bits0(bits)
-					bits &= bits - 1
-					iid := pf.broadIID[k]
-					ipOnly := pf.broadIPOnly[w]&(1<<(k&63)) != 0
-					if bc != nil && !ipOnly {
-						if int(bc.n) < len(bc.iids) {
-							bc.iids[bc.n] = iid
-							bc.n++
-							if int(iid) < pf.nFW { // a firewall rule
-								bc.nFW++
-							}
-						} else {
-							bc.overflow = true
-						}
-					}
-					if ipOnly && ipOnlyDone {
-						continue
-					}
-					cs.Add(int(iid))
-				}
-			}
-		}
+		pf.collectBroad(tc, p, ipOnlyDone)
 	} else {
 		for _, iid := range pf.always[p.IPProto] {
 			cs.Add(int(iid))
@@ -225,7 +287,7 @@ func (pf *prefilterIndex) collect(tc *ThreadCtx, p *decode.Packet, dir flow.Dire
 		pf.addEventRules(cs, &p.Events)
 	}
 	if len(p.Payload) == 0 || len(pf.sgh.dbs) == 0 {
-		return !cs.Empty()
+		return tc.counted()
 	}
 	if g := pf.groupFor(p, dir); g.db != nil {
 		tc.MPMScans++
@@ -245,5 +307,5 @@ func (pf *prefilterIndex) collect(tc *ThreadCtx, p *decode.Packet, dir flow.Dire
 			}
 		}
 	}
-	return !cs.Empty()
+	return tc.counted()
 }
