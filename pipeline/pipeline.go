@@ -110,6 +110,10 @@ type Result struct {
 	Allocs uint64
 	Stats  *output.Stats
 	Flows  uint64
+	// CandidatesMean and CandidatesMax are the candidate rules per packet with candidates
+	// collected (detection's cost per packet): the mean and the most.
+	CandidatesMean float64
+	CandidatesMax  uint64
 	// Interrupted is true when the run was stopped by its context before the end of capture.
 	Interrupted bool
 }
@@ -182,6 +186,10 @@ func Run(ctx context.Context, src capture.Source, cfg Config) (*Result, error) {
 	res.Alerts = res.Stats.Value("detect.alert")
 	res.Drops = res.Stats.Value("ips.blocked") + res.Stats.Value("firewall.blocked")
 	res.Flows = res.Stats.Value("flow.total")
+	if n := res.Stats.Value("detect.candidates.packets"); n > 0 {
+		res.CandidatesMean = float64(res.Stats.Value("detect.candidates.total")) / float64(n)
+		res.CandidatesMax = res.Stats.Value("detect.candidates.max")
+	}
 	if cfg.Outputs.EVE != nil && cfg.Outputs.EVEStats {
 		var j output.JSON
 		output.StatsRecord(&j, res.Stats, time.Now(), int64(elapsed/time.Second), cfg.Outputs.StatsOmitZero)

@@ -464,6 +464,7 @@ func collectStats(workers []*worker, cfg *Config) *output.Stats {
 	var ips ipsCounters
 	var fwc fwCounters
 	var mpmErrors, fwDiscarded, pcreTimeouts, pcreRefused uint64
+	var collected, cands, candsMax uint64
 	for _, w := range workers {
 		ips.add(&w.ips)
 		fwc.add(&w.fwc)
@@ -478,6 +479,9 @@ func collectStats(workers []*worker, cfg *Config) *output.Stats {
 			pcreRefused += r
 			fwDiscarded += w.tc.FirewallDiscarded()
 			al.Alerts += w.tc.FirewallAlertCount()
+			collected += w.tc.Collected
+			cands += w.tc.Candidates
+			candsMax = max(candsMax, w.tc.CandidatesMax)
 		}
 	}
 	if mpmErrors > 0 && cfg.Warn != nil {
@@ -502,6 +506,13 @@ func collectStats(workers []*worker, cfg *Config) *output.Stats {
 	j.B = append(j.B, ']')
 	s.SetRaw("detect.engines", j.B)
 	al.Each(s.Set)
+	if cfg.Engine != nil {
+		// Meerkat's own: the packets whose candidate rules were collected, the candidates in
+		// all and the most one packet had (what the rule set costs per packet).
+		s.Set("detect.candidates.packets", collected)
+		s.Set("detect.candidates.total", cands)
+		s.Set("detect.candidates.max", candsMax)
+	}
 	if cfg.IPS || cfg.Firewall {
 		ips.each(s.Set, cfg.Firewall)
 	}

@@ -745,3 +745,52 @@ func TestAppLayerProtocolConfig(t *testing.T) {
 		t.Errorf("bad value: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestEngineAnalysisPrefilter: --engine-analysis says how each loaded rule becomes a candidate,
+// and lists the rules evaluated on every packet with the reason they have no witness.
+func TestEngineAnalysisPrefilter(t *testing.T) {
+	dir := t.TempDir()
+	rulesFile := filepath.Join(dir, "p.rules")
+	if err := os.WriteFile(rulesFile, []byte(`alert tcp any any -> any 22 (msg:"syn"; flags:S; dsize:0; sid:1;)
+alert ip any any -> any any (msg:"no bit"; flowbits:isnotset,x; sid:2;)
+alert tcp any any -> any any (msg:"content"; content:"abc"; sid:3;)
+alert ip 192.0.2.1 any -> any any (msg:"ip only"; sid:4;)
+alert tcp any any -> any 80 (msg:"weak"; tos:!8; sid:5;)
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binPath, "-c", "suricata.yaml", "-S", rulesFile, "--engine-analysis", "-l", dir)
+	cmd.Dir = repoRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("--engine-analysis: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "rules.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[uint32]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec struct {
+			ID        uint32 `json:"id"`
+			Prefilter struct {
+				Engine, Witness, Reason string
+			} `json:"prefilter"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		got[rec.ID] = rec.Prefilter.Engine + "/" + rec.Prefilter.Witness
+		if rec.Prefilter.Engine == "every packet" && rec.Prefilter.Reason == "" {
+			t.Errorf("sid %d is evaluated on every packet without a reason", rec.ID)
+		}
+	}
+	// sid 1: flags:S admits fewer packets than dsize:0 (most packets are ACKs, a third carry no
+	// payload); sid 2: isnotset holds on every flow without the bit; sid 5: tos:!8 admits nearly
+	// every packet.
+	want := map[uint32]string{1: "witness/tcp.flags", 2: "every packet/", 3: "mpm/", 4: "ip-only/", 5: "every packet/"}
+	for sid, w := range want {
+		if got[sid] != w {
+			t.Errorf("sid %d: %q, want %q", sid, got[sid], w)
+		}
+	}
+}

@@ -16,14 +16,14 @@ var stages = map[string]int{
 	"capture": 1,
 	"defrag":  2, "flow": 2,
 	// stage 3: stream; stage 4: applayer and applayer/<proto> (to come).
-	"prefilter/candidates": 5, "prefilter/hs": 5, "prefilter/broad": 5,
+	"prefilter/candidates": 5, "prefilter/hs": 5, "prefilter/broad": 5, "prefilter/header": 5,
 	"detect": 5, "detect/match": 5, "detect/payload": 5, "detect/threshold": 5, "firewall": 5,
 	"reject":      6,
 	"output":      7,
 	"pipeline":    8,
 	"cmd/meerkat": 9, "cmd/meerkat-verify": 9, "verify": 9, "pcaps/gen": 9,
 	"bench": 9, "bench/gen-broad": 9, "bench/gen-firewall": 9, "bench/gen-rules": 9,
-	"bench/gen-traffic": 9, "bench/plot": 9, "bench/readloop": 9,
+	"bench/gen-traffic": 9, "bench/plot": 9, "bench/readloop": 9, "bench/order-loop": 9,
 }
 
 // forbidden are imports the design rules out by name (DESIGN.md's package table): detect

@@ -213,10 +213,11 @@ func execute(o *options, stdout, stderr io.Writer) error {
 					dir = "toserver"
 				}
 				if g.Proto == "other" {
-					info("rule groups: %s %s: %d protocol groups, %d pattern databases", g.Proto, dir, g.Groups, g.Databases)
+					info("rule groups: %s %s: %d protocol groups, %d pattern databases, %d rules evaluated on every packet (no fast pattern, no header witness)",
+						g.Proto, dir, g.Groups, g.Databases, g.PerPacket)
 				} else {
-					info("rule groups: %s %s: %d port groups, %d groups after detect.profile, %d pattern databases",
-						g.Proto, dir, g.PortGroups, g.Groups, g.Databases)
+					info("rule groups: %s %s: %d port groups, %d groups after detect.profile, %d pattern databases, %d rules evaluated on every packet (no fast pattern, no header witness)",
+						g.Proto, dir, g.PortGroups, g.Groups, g.Databases, g.PerPacket)
 				}
 			}
 		}
@@ -525,6 +526,9 @@ func printSummary(w io.Writer, r *pipeline.Result) {
 	fmt.Fprintf(w, "alerts: %d\n", r.Alerts)
 	fmt.Fprintf(w, "drops: %d\n", r.Drops)
 	fmt.Fprintf(w, "heap allocations per packet: %.4f (%d allocations in the packet loop)\n", r.AllocsPerPacket, r.Allocs)
+	if r.CandidatesMax > 0 {
+		fmt.Fprintf(w, "candidate rules per inspected packet: mean %.2f, max %d\n", r.CandidatesMean, r.CandidatesMax)
+	}
 }
 
 func printBuildInfo(w io.Writer) {

@@ -195,20 +195,32 @@ func loadThresholds(o *options, st *config.Settings, rs *ruleSet, stderr io.Writ
 
 // analysisRecord is one line of rules.json written by --engine-analysis.
 type analysisRecord struct {
-	Raw      string        `json:"raw"`
-	ID       uint32        `json:"id"`
-	GID      uint32        `json:"gid"`
-	Rev      uint32        `json:"rev"`
-	Msg      string        `json:"msg"`
-	File     string        `json:"file"`
-	Line     int           `json:"line"`
-	AppProto string        `json:"app_proto,omitempty"`
-	Type     string        `json:"type"`
-	Buffers  []string      `json:"buffers,omitempty"`
-	Keywords []string      `json:"keywords"`
-	MPM      *analysisMPM  `json:"mpm,omitempty"`
-	Flowbits []string      `json:"flowbits,omitempty"`
-	Extra    *analysisNote `json:"notes,omitempty"`
+	Raw      string       `json:"raw"`
+	ID       uint32       `json:"id"`
+	GID      uint32       `json:"gid"`
+	Rev      uint32       `json:"rev"`
+	Msg      string       `json:"msg"`
+	File     string       `json:"file"`
+	Line     int          `json:"line"`
+	AppProto string       `json:"app_proto,omitempty"`
+	Type     string       `json:"type"`
+	Buffers  []string     `json:"buffers,omitempty"`
+	Keywords []string     `json:"keywords"`
+	MPM      *analysisMPM `json:"mpm,omitempty"`
+	Flowbits []string     `json:"flowbits,omitempty"`
+	// Prefilter says how the engine makes the rule a candidate; nil for a rule it did not
+	// load.
+	Prefilter *analysisPrefilter `json:"prefilter,omitempty"`
+	Extra     *analysisNote      `json:"notes,omitempty"`
+}
+
+// analysisPrefilter is how a loaded rule becomes a candidate (detect.Rule.Candidacy): by its
+// fast pattern ("mpm"), once per flow direction ("ip-only"), by a decoder event, by its
+// header witness, or on every packet its header accepts, with the reason it has no witness.
+type analysisPrefilter struct {
+	Engine  string `json:"engine"`
+	Witness string `json:"witness,omitempty"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 type analysisMPM struct {
@@ -234,6 +246,14 @@ func writeEngineAnalysis(rs *ruleSet, dir string) (string, error) {
 	}
 	enc := json.NewEncoder(f)
 	enc.SetEscapeHTML(false)
+	loaded := map[*rules.Rule]*detect.Rule{}
+	if rs.engine != nil {
+		for _, cr := range rs.engine.Rules() {
+			if _, ok := loaded[cr.Src]; !ok {
+				loaded[cr.Src] = cr
+			}
+		}
+	}
 	for _, r := range rs.rules {
 		rec := analysisRecord{Raw: r.Raw, ID: r.SID, GID: r.GID, Rev: r.Rev, Msg: r.Msg, File: r.File, Line: r.Line,
 			AppProto: r.AppProto, Type: r.Type().String(), Keywords: r.Keywords()}
@@ -247,6 +267,10 @@ func writeEngineAnalysis(rs *ruleSet, dir string) (string, error) {
 			p := fp.Pattern()
 			rec.MPM = &analysisMPM{Buffer: fp.Buffer, Pattern: printablePattern(p), Length: len(p),
 				Nocase: fp.Content.Nocase, Negated: fp.Content.Negated, Explicit: fp.Explicit}
+		}
+		if cr := loaded[r]; cr != nil {
+			kind, witness, reason := cr.Candidacy()
+			rec.Prefilter = &analysisPrefilter{Engine: kind, Witness: witness, Reason: reason}
 		}
 		if err := enc.Encode(rec); err != nil {
 			f.Close()
