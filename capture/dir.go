@@ -47,7 +47,8 @@ type DirSource struct {
 }
 
 // OpenDir opens the captures in directory dir, to be read in file name order. It does not
-// descend into subdirectories. Files that are not captures (told by their magic bytes, as
+// descend into subdirectories (as Suricata without --pcap-file-recursive) and says so: in a
+// warning, or in the error when the directory holds no capture. Files that are not captures (told by their magic bytes, as
 // OpenFile does) are skipped with a warning (see Warnings); a directory without any capture is
 // an error.
 //
@@ -88,6 +89,9 @@ func OpenDir(dir string) (*DirSource, error) {
 				"a directory is replayed without descending into it, as Suricata does without --pcap-file-recursive)", dir, subdirs)
 		}
 		return nil, fmt.Errorf("capture: %s: no pcap or pcapng file in the directory", dir)
+	}
+	if subdirs > 0 {
+		d.warn(fmt.Sprintf("capture: %s: %d subdirectories not read (a directory is replayed without descending into it)", dir, subdirs))
 	}
 	return d, nil
 }
