@@ -3,12 +3,16 @@ module github.com/meerkat-ids/meerkat
 go 1.26
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/dlclark/regexp2/v2 v2.13.0
 	github.com/flier/gohs v1.2.2
 	github.com/gaissmai/bart v0.30.0
 	github.com/gopacket/gopacket v1.7.7
+	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/yl2chen/cidranger v1.0.2
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/sys v0.46.0
+	golang.org/x/term v0.44.0
 	gonum.org/v1/plot v0.17.0
 )
 
@@ -19,8 +23,9 @@ require (
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/net v0.55.0 // indirect
-	golang.org/x/sys v0.45.0 // indirect
 	golang.org/x/text v0.37.0 // indirect
 )

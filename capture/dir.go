@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 )
 
 // OpenPath opens a capture file (see OpenFile) or, when path is a directory, every capture
@@ -38,13 +39,16 @@ type DirSource struct {
 	dir      string
 	files    []string // captures not yet opened, in name order
 	cur      *FileSource
-	cnt      uint64 // Cnt of the last frame delivered
+	cnt      uint64       // Cnt of the last frame delivered
+	read     atomic.Int64 // bytes read from the directory's files so far
+	size     int64        // the captures' sizes added up
 	warnings []string
 	closed   bool
 }
 
 // OpenDir opens the captures in directory dir, to be read in file name order. It does not
-// descend into subdirectories. Files that are not captures (told by their magic bytes, as
+// descend into subdirectories (as Suricata without --pcap-file-recursive) and says so: in a
+// warning, or in the error when the directory holds no capture. Files that are not captures (told by their magic bytes, as
 // OpenFile does) are skipped with a warning (see Warnings); a directory without any capture is
 // an error.
 //
@@ -56,6 +60,7 @@ func OpenDir(dir string) (*DirSource, error) {
 		return nil, fmt.Errorf("capture: %w", err)
 	}
 	d := &DirSource{dir: dir}
+	subdirs := 0
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name())
 		st, err := os.Stat(path) // follows symbolic links
@@ -64,6 +69,7 @@ func OpenDir(dir string) (*DirSource, error) {
 			continue
 		}
 		if st.IsDir() {
+			subdirs++
 			continue
 		}
 		if !st.Mode().IsRegular() {
@@ -75,9 +81,17 @@ func OpenDir(dir string) (*DirSource, error) {
 			continue
 		}
 		d.files = append(d.files, path)
+		d.size += st.Size()
 	}
 	if len(d.files) == 0 {
+		if subdirs > 0 {
+			return nil, fmt.Errorf("capture: %s: no pcap or pcapng file in the directory (its %d subdirectories are not read: "+
+				"a directory is replayed without descending into it, as Suricata does without --pcap-file-recursive)", dir, subdirs)
+		}
 		return nil, fmt.Errorf("capture: %s: no pcap or pcapng file in the directory", dir)
+	}
+	if subdirs > 0 {
+		d.warn(fmt.Sprintf("capture: %s: %d subdirectories not read (a directory is replayed without descending into it)", dir, subdirs))
 	}
 	return d, nil
 }
@@ -132,7 +146,7 @@ func (d *DirSource) Next(f *Frame) error {
 			}
 			path := d.files[0]
 			d.files = d.files[1:]
-			s, err := OpenFile(path)
+			s, err := openFile(path, &d.read)
 			if err != nil {
 				d.warn(err.Error() + "; skipped")
 				continue
@@ -152,6 +166,13 @@ func (d *DirSource) Next(f *Frame) error {
 		}
 	}
 }
+
+// BytesRead returns how many bytes of the directory's captures have been read so far, and
+// Size their sizes added up; both are safe to call from another goroutine while Next runs.
+func (d *DirSource) BytesRead() int64 { return d.read.Load() }
+
+// Size returns the sizes of the directory's captures added up (see BytesRead).
+func (d *DirSource) Size() int64 { return d.size }
 
 // Current returns the path of the file being read, or "" between files.
 func (d *DirSource) Current() string {

@@ -37,13 +37,28 @@ func TestOpenPathDirectory(t *testing.T) {
 	if !ok {
 		t.Fatalf("OpenPath(dir) returned %T", src)
 	}
-	if w := d.Warnings(); len(w) != 2 || !strings.Contains(w[0], "d.pcap: not a pcap or pcapng file (empty)") ||
-		!strings.Contains(w[1], "notes.txt: not a pcap or pcapng file (magic 0x6e6f7420); skipped") {
+	if w := d.Warnings(); len(w) != 3 || !strings.Contains(w[0], "d.pcap: not a pcap or pcapng file (empty)") ||
+		!strings.Contains(w[1], "notes.txt: not a pcap or pcapng file (magic 0x6e6f7420); skipped") ||
+		!strings.Contains(w[2], "1 subdirectories not read") {
 		t.Errorf("warnings %q", w)
+	}
+	var size int64
+	for _, name := range []string{"a.pcapng", "b.cap", "c.pcap.gz"} {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += fi.Size()
+	}
+	if d.Size() != size || d.BytesRead() != 0 {
+		t.Errorf("before reading: Size %d, BytesRead %d; want %d (the three captures) and 0", d.Size(), d.BytesRead(), size)
 	}
 	got, err := readAll(t, src, 100)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if d.BytesRead() != size {
+		t.Errorf("after reading: BytesRead %d, want every byte of the captures, %d", d.BytesRead(), size)
 	}
 	want := expect(pa, []decode.LinkType{decode.LinkTypeSLL2}, time.Nanosecond, 1)
 	want = append(want, expect(pb, []decode.LinkType{decode.LinkTypeEthernet}, time.Microsecond, 4)...)
@@ -55,6 +70,20 @@ func TestOpenPathDirectory(t *testing.T) {
 	var f Frame
 	if err := src.Next(&f); !errors.Is(err, os.ErrClosed) {
 		t.Errorf("Next after Close: %v", err)
+	}
+}
+
+// TestDirectoryOfDirectories: a directory that holds only directories is an error that says
+// they are not read.
+func TestDirectoryOfDirectories(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "2024"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "2024"), "0.pcap", pcapgoBytes(t, false, 1, genPkts(13, 5)))
+	_, err := OpenPath(dir)
+	if err == nil || !strings.Contains(err.Error(), "no pcap or pcapng file in the directory (its 1 subdirectories are not read") {
+		t.Errorf("OpenPath = %v", err)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -61,32 +62,63 @@ type FileSource struct {
 	filter   *ngFilter       // pcapng block filter between the file and ng
 	linkType decode.LinkType // pcap: the file's link type
 
-	base   uint64 // Cnt of the record before this file's first (directory mode)
-	n      uint64 // records delivered from this file
-	done   bool   // EOF or an error was returned: later calls return io.EOF
+	read   *atomic.Int64 // bytes read from the file so far (shared by a directory's files)
+	size   int64         // the file's size (0: not a regular file)
+	base   uint64        // Cnt of the record before this file's first (directory mode)
+	n      uint64        // records delivered from this file
+	done   bool          // EOF or an error was returned: later calls return io.EOF
 	closed bool
 }
 
 // OpenFile opens a pcap or pcapng capture file, plain or gzip-compressed. The format is told
 // by the file's magic bytes, never by its name. A file that is not a capture fails with an
 // error that wraps ErrNotCapture, names the file and says why.
-func OpenFile(path string) (*FileSource, error) {
+func OpenFile(path string) (*FileSource, error) { return openFile(path, new(atomic.Int64)) }
+
+// openFile is OpenFile, counting the bytes read from the file in read.
+func openFile(path string, read *atomic.Int64) (*FileSource, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("capture: %w", err)
 	}
-	size := int64(readBufSize)
+	size, regular := int64(readBufSize), int64(0)
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		size = st.Size()
+		size, regular = st.Size(), st.Size()
 	}
-	s, err := newSourceSize(path, f, size)
+	s, err := newSourceSize(path, countingReader{f, read}, size)
 	if err != nil {
 		_ = f.Close()
 		return nil, err
 	}
-	s.file = f
+	s.file, s.read, s.size = f, read, regular
 	return s, nil
 }
+
+// countingReader counts the bytes read through it: one atomic add per read of the file (the
+// reads are buffered, 128 KiB at a time), for a progress display.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// BytesRead returns how many bytes of the file have been read so far (compressed bytes for a
+// gzip file), and Size the file's size (0 when it is not a regular file). Both are safe to
+// call from another goroutine while Next runs.
+func (s *FileSource) BytesRead() int64 {
+	if s.read == nil {
+		return 0
+	}
+	return s.read.Load()
+}
+
+// Size returns the file's size in bytes (see BytesRead).
+func (s *FileSource) Size() int64 { return s.size }
 
 // newSource reads a capture from r; name is used in errors.
 func newSource(name string, r io.Reader) (*FileSource, error) {

@@ -349,6 +349,7 @@ func yamlError(file string, data []byte, err error) error {
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = msg[len(m[0]):]
+		line = problemLine(data, line, msg)
 	} else if m := yamlAnchor.FindStringSubmatch(msg); m != nil {
 		if i := bytes.Index(data, []byte("*"+m[1])); i >= 0 {
 			line = 1 + bytes.Count(data[:i], []byte("\n"))

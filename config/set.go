@@ -14,8 +14,11 @@ import (
 // so "--set app-layer.protocols.foo.enabled=no" works on any configuration. An index changes
 // only that list entry: "outputs.1.eve-log.enabled=no" leaves the other outputs and the other
 // keys of the eve-log entry as they are. An index past the end of a list is an error, as in
-// Suricata (a list entry cannot be added). Replacing a mapping or list with a value is an
-// error too, as is descending into a value.
+// Suricata (a list entry cannot be added). A list entry that is a mapping ("- alert: {...}")
+// has, for Suricata, its first key as its value (see Dump): setting it replaces that name, so
+// "outputs.1.eve-log.types.0=flow" turns the entry into "flow" and the options written under
+// the old name no longer apply to it. Replacing any other mapping, or a list, with a value is
+// an error, as is descending into a value.
 //
 // Set is meant to run after Load and Include, so that command-line values win.
 func (c *Config) Set(kv string) error {
@@ -35,7 +38,9 @@ func (c *Config) Set(kv string) error {
 		}
 	}
 	cur := c.root
+	listEntry := false // cur is an entry of a list
 	for i, seg := range segs {
+		listEntry = cur.Kind == SequenceNode
 		path := strings.Join(segs[:i], ".")
 		switch {
 		case cur.Kind == SequenceNode:
@@ -61,7 +66,7 @@ func (c *Config) Set(kv string) error {
 			return &Error{Key: key, Msg: fmt.Sprintf("--set: %s is a value (%q), not a mapping", path, cur.Value)}
 		}
 	}
-	if cur.Kind != ScalarNode {
+	if cur.Kind != ScalarNode && !(listEntry && cur.Kind == MappingNode) {
 		return &Error{Key: key, Msg: fmt.Sprintf("--set: cannot replace a %s with a value", cur.Kind)}
 	}
 	cur.reset(ScalarNode, "", 0)

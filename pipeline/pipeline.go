@@ -78,6 +78,8 @@ type Config struct {
 	RulesLoaded, RulesFailed, RulesSkipped uint64
 	// Warn receives warnings (truncated capture ...). May be nil.
 	Warn func(msg string)
+	// Progress, when set, is kept up to date for a progress display (see Progress).
+	Progress *Progress
 
 	// alerts is the rule part of alert records, built once for all workers.
 	alerts ruleAlerts
@@ -143,7 +145,7 @@ func Run(ctx context.Context, src capture.Source, cfg Config) (*Result, error) {
 	var pool *batchPool
 	if cfg.Runmode != RunmodeSingle {
 		pool = newBatchPool(n)
-		pool.start(workers)
+		pool.start(workers, cfg.Progress)
 	}
 	// Load the local time zone now (the first conversion to local time reads it from disk),
 	// so the packet loop does not pay for it.
@@ -171,10 +173,11 @@ func Run(ctx context.Context, src capture.Source, cfg Config) (*Result, error) {
 		res.Allocs = ms1.Mallocs - ms0.Mallocs
 		res.AllocsPerPacket = float64(res.Allocs) / float64(res.Packets)
 	}
-	// End of capture: flows whose timeout passed by the time of the capture's last packet end
-	// with reason "timeout", the rest with "shutdown", in every worker alike.
+	// End of capture: flows whose timeout passed by the flow clock at the capture's end (the
+	// latest packet time, see runWorkers) end with reason "timeout", the rest with "shutdown",
+	// in every worker alike.
 	for _, w := range workers {
-		w.flows.ExpireAt(last)
+		w.flows.ExpireAll(last)
 		w.flows.Shutdown()
 	}
 	// Elapsed covers the packet loop and the end-of-capture work (ending and logging the
@@ -228,26 +231,41 @@ func newChecksumGate(cfg *Config) *ChecksumGate {
 	return NewChecksumGate(mode, cfg.Checksums != decode.ChecksumNone)
 }
 
+// runSingle reads and processes every frame on the calling goroutine. It returns whether ctx
+// stopped it and the flow clock at the end (see runWorkers).
 func runSingle(ctx context.Context, src capture.Source, w *worker, cfg *Config) (bool, time.Time, error) {
 	gate := newChecksumGate(cfg)
 	var fr capture.Frame
-	var last time.Time
+	var clock int64
+	started := false
 	done := ctx.Done()
+	pr := cfg.Progress
+	pr.setWorkers(1)
+	defer func() { pr.setPackets(w.packets); pr.setAlerts(0, w) }()
 	for i := 0; ; i++ {
 		if i&1023 == 0 {
+			pr.setPackets(w.packets)
+			pr.setAlerts(0, w)
 			select {
 			case <-done:
-				return true, last, nil
+				return true, time.Unix(0, clock), nil
 			default:
 			}
 		}
 		if err := src.Next(&fr); err != nil {
 			if stop, fatal := readErr(err, cfg); stop {
-				return false, last, fatal
+				return false, time.Unix(0, clock), fatal
 			}
 			continue
 		}
-		last = fr.Timestamp
+		ts := fr.Timestamp.UnixNano()
+		if started && flow.JumpsBack(clock, ts) {
+			// Another capture starts earlier than the last one ended: first end the flows
+			// that the last one's time had timed out (see runWorkers).
+			w.flows.ExpireAll(time.Unix(0, clock))
+		}
+		clock, started = flow.NextClock(clock, ts), true
+		w.flows.SetClock(clock)
 		gate.Mark(&fr)
 		w.process(&fr)
 	}
@@ -263,10 +281,25 @@ const (
 type batch struct {
 	n      int
 	frames [batchSize]capture.Frame
+	// clocks holds the flow clock of the whole capture at each frame (flow.NextClock); a
+	// tick entry carries no frame: its worker ends the flows timed out by its clock.
+	clocks [batchSize]int64
+	ticks  [batchSize]bool
 	arena  []byte
 }
 
-func (b *batch) add(fr *capture.Frame) bool {
+// addTick appends a tick at clock; false when the batch is full.
+func (b *batch) addTick(clock int64) bool {
+	if b.n == batchSize {
+		return false
+	}
+	b.frames[b.n] = capture.Frame{}
+	b.clocks[b.n], b.ticks[b.n] = clock, true
+	b.n++
+	return true
+}
+
+func (b *batch) add(fr *capture.Frame, clock int64) bool {
 	if b.n == batchSize {
 		return false
 	}
@@ -284,6 +317,7 @@ func (b *batch) add(fr *capture.Frame) bool {
 	f := &b.frames[b.n]
 	*f = *fr
 	f.Data = data
+	b.clocks[b.n], b.ticks[b.n] = clock, false
 	b.n++
 	return true
 }
@@ -310,20 +344,27 @@ func newBatchPool(n int) *batchPool {
 
 // start launches one goroutine per worker, reading its batches until its queue is closed.
 // It runs before the packet loop is measured, like the rest of the set-up.
-func (bp *batchPool) start(workers []*worker) {
+func (bp *batchPool) start(workers []*worker, pr *Progress) {
+	pr.setWorkers(len(workers))
 	for i, w := range workers {
 		bp.wg.Add(1)
-		go func(w *worker, in <-chan *batch, free chan<- *batch) {
+		go func(i int, w *worker, in <-chan *batch, free chan<- *batch) {
 			defer bp.wg.Done()
 			for b := range in {
 				for k := 0; k < b.n; k++ {
+					if b.ticks[k] {
+						w.flows.ExpireAll(time.Unix(0, b.clocks[k]))
+						continue
+					}
+					w.flows.SetClock(b.clocks[k])
 					w.process(&b.frames[k])
 				}
 				b.n = 0
 				b.arena = b.arena[:0]
 				free <- b
+				pr.setAlerts(i, w)
 			}
-		}(w, bp.in[i], bp.free[i])
+		}(i, w, bp.in[i], bp.free[i])
 	}
 	bp.cur = make([]*batch, len(workers))
 	for i := range bp.cur {
@@ -331,17 +372,27 @@ func (bp *batchPool) start(workers []*worker) {
 	}
 }
 
+// runWorkers reads the frames and hands each to the worker its flow hashes to, in batches.
+// Every frame carries the flow clock of the whole capture (flow.NextClock over every frame
+// read), and when that clock jumps back (a directory's next capture starts earlier) every
+// worker first gets a tick that ends the flows the old clock had timed out: so each worker
+// keeps, times out and reuses flows exactly as runSingle's one table does, as Suricata's one
+// packet thread does in single mode. It returns whether ctx stopped it and the clock at the end.
 func runWorkers(ctx context.Context, src capture.Source, workers []*worker, bp *batchPool, cfg *Config) (bool, time.Time, error) {
 	n := len(workers)
 	in, free, cur := bp.in, bp.free, bp.cur
 	gate := newChecksumGate(cfg)
 	var fr capture.Frame
 	var fatal error
-	var last time.Time
+	var clock int64
+	started := false
 	interrupted := false
 	done := ctx.Done()
+	pr := cfg.Progress
+	read := uint64(0)
 	for i := 0; ; i++ {
 		if i&1023 == 0 {
+			pr.setPackets(read)
 			select {
 			case <-done:
 				interrupted = true
@@ -358,18 +409,30 @@ func runWorkers(ctx context.Context, src capture.Source, workers []*worker, bp *
 			}
 			continue
 		}
-		last = fr.Timestamp
+		read++
+		ts := fr.Timestamp.UnixNano()
+		if started && flow.JumpsBack(clock, ts) {
+			for k := range cur {
+				if !cur[k].addTick(clock) {
+					in[k] <- cur[k]
+					cur[k] = <-free[k]
+					cur[k].addTick(clock)
+				}
+			}
+		}
+		clock, started = flow.NextClock(clock, ts), true
 		gate.Mark(&fr)
 		k := 0
 		if n > 1 {
 			k = int(peekHash(fr.LinkType, fr.Data) % uint32(n))
 		}
-		if !cur[k].add(&fr) {
+		if !cur[k].add(&fr, clock) {
 			in[k] <- cur[k]
 			cur[k] = <-free[k]
-			cur[k].add(&fr)
+			cur[k].add(&fr, clock)
 		}
 	}
+	pr.setPackets(read)
 	for k := range cur {
 		if cur[k].n > 0 {
 			in[k] <- cur[k]
@@ -377,7 +440,7 @@ func runWorkers(ctx context.Context, src capture.Source, workers []*worker, bp *
 		close(in[k])
 	}
 	bp.wg.Wait()
-	return interrupted, last, fatal
+	return interrupted, time.Unix(0, clock), fatal
 }
 
 // processCPU returns the user and system CPU time the process has used so far (0 where the

@@ -201,6 +201,7 @@ func sidHint(text []byte) uint64 {
 }
 
 func (l *Loader) add(file string, ln Line, st *Stats, errs []error) []error {
+	parsedRules.Add(1)
 	if ln.TooLong {
 		st.Failed++
 		return append(errs, &Error{File: file, Line: ln.Line, Msg: fmt.Sprintf("rule is longer than %d bytes", MaxRuleSize-1)})

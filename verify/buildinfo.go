@@ -9,13 +9,17 @@ import (
 )
 
 // ParseBuildInfo extracts the feature list from `--build-info` output: the
-// words after "Features:" (Suricata prints one such line).
+// words after "Features:" (Suricata prints one such line, "Features: none" when
+// it was built with none of its optional features).
 func ParseBuildInfo(out string) []string {
 	var feats []string
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if rest, ok := strings.CutPrefix(line, "Features:"); ok {
+			if strings.TrimSpace(rest) == "none" {
+				continue
+			}
 			feats = append(feats, strings.Fields(rest)...)
 		}
 	}

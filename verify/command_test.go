@@ -360,3 +360,11 @@ func TestUnsupportedCause(t *testing.T) {
 		}
 	}
 }
+
+// TestParseBuildInfoNone: Suricata prints "Features: none" when it has none of its optional
+// features; that is no feature called "none".
+func TestParseBuildInfoNone(t *testing.T) {
+	if got := ParseBuildInfo("This is Meerkat version 0.1.0-dev\nFeatures: none\n"); len(got) != 0 {
+		t.Errorf("ParseBuildInfo = %q, want no features", got)
+	}
+}

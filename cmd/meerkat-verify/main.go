@@ -13,7 +13,8 @@
 //	                     then <repo>/meerkat, then meerkat on PATH)
 //	--repo DIR           repository root: stock suricata.yaml, classification.config,
 //	                     reference.config, ${SRCDIR} (default: found from the working dir)
-//	--out DIR            output root; each test writes to DIR/<test> (default: a new temp dir)
+//	--out DIR            output root; each test writes to DIR/<test> (default: a new temp dir,
+//	                     removed at the end unless the run fails)
 //	-j N                 tests run at once (default GOMAXPROCS)
 //	--filter REGEX       run only tests whose name matches
 //	--timeout D          limit per engine run, e.g. 60s or 60 (default 60s)
@@ -242,11 +243,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	out := *outRoot
+	ownTemp := false // out is a temporary directory of this run: removed unless the run fails
 	if out == "" {
 		if *dryRun {
 			out = filepath.Join(os.TempDir(), "meerkat-verify-dry-run")
 		} else if out, err = os.MkdirTemp("", "meerkat-verify-"); err != nil {
 			return misuse("%v", err)
+		} else {
+			ownTemp = true
 		}
 	}
 	if out, err = filepath.Abs(out); err != nil {
@@ -356,7 +360,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(w, "ratchet: ok (%d listed)\n", len(listed))
 		}
 	}
-	fmt.Fprintf(w, "output in %s; %.1fs\n", out, time.Since(start).Seconds())
+	if ownTemp && code == 0 {
+		// A temporary output directory is only worth keeping to look into a failed run; --out
+		// keeps it in every case.
+		if err := os.RemoveAll(out); err != nil {
+			fmt.Fprintf(stderr, "meerkat-verify: removing %s: %v\n", out, err)
+		}
+		fmt.Fprintf(w, "output removed (--out DIR keeps it); %.1fs\n", time.Since(start).Seconds())
+	} else {
+		fmt.Fprintf(w, "output in %s; %.1fs\n", out, time.Since(start).Seconds())
+	}
 	if sum.Errors > 0 {
 		fmt.Fprintf(w, "%d errors (counted as failed)\n", sum.Errors)
 	}

@@ -198,3 +198,30 @@ func TestCLIDryRunSharedCorpus(t *testing.T) {
 		t.Errorf("dry run lacks the ips-by-name command line:\n%s", stdout)
 	}
 }
+
+// TestCLITempOutputRemoved: without --out the runner writes to a temporary directory of its
+// own and removes it after a run that succeeds (make test ran it on every build and left one
+// behind each time); after a failed run (a ratchet regression) it is kept for a look.
+func TestCLITempOutputRemoved(t *testing.T) {
+	engine := fakeEngine(t)
+	tests := corpus(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	left := func() []string {
+		m, err := filepath.Glob(filepath.Join(tmp, "meerkat-verify-*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	ratchet := filepath.Join(t.TempDir(), "passing.txt")
+	write(t, ratchet, "good\n")
+	base := []string{"--tests", tests, "--engine", engine, "--repo", t.TempDir(), "--ratchet", ratchet}
+	if code, stdout, _ := runCLI(t, base...); code != 0 || len(left()) != 0 {
+		t.Errorf("passing run: exit %d, left %v\n%s", code, left(), stdout)
+	}
+	write(t, ratchet, "good\nbad\n")
+	if code, stdout, _ := runCLI(t, base...); code != 1 || len(left()) != 1 || !strings.Contains(stdout, "output in "+left()[0]) {
+		t.Errorf("failing run: exit %d, left %v, want its output kept and named\n%s", code, left(), stdout)
+	}
+}

@@ -161,10 +161,11 @@ const usageText = `Usage: meerkat [options]
 
 Meerkat reads Suricata's rules, suricata.yaml and command line, and writes Suricata's EVE JSON.
 
-  -c <path>                            path to the configuration file (default: suricata.yaml)
+  -c <path>                            path to the configuration file (default: /etc/meerkat/suricata.yaml,
+                                       else built-in defaults that write no logs)
   -T                                   test the configuration and rules, then exit
-  -r <path>                            read a pcap/pcapng file, or every capture in a directory
-  -l <dir>                             default log directory
+  -r <path>                            read a pcap/pcapng file, or every capture in a directory (not its subdirectories)
+  -l <dir>                             default log directory (must exist, as for Suricata)
   -S <file>                            load rules from this file only (repeatable)
   -s <file>                            load rules from this file in addition to the config's (repeatable)
   -k <none|all>                        checksum checks (default: all)

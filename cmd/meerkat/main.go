@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,8 +16,11 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/meerkat-ids/meerkat/capture"
 	"github.com/meerkat-ids/meerkat/config"
@@ -27,6 +31,7 @@ import (
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
 	"github.com/meerkat-ids/meerkat/pipeline"
+	"github.com/meerkat-ids/meerkat/prefilter/hs"
 )
 
 // Version is Meerkat's version; SuricataVersion is the Suricata release whose behaviour it
@@ -47,8 +52,24 @@ func (e *startupError) Error() string { return e.err.Error() }
 
 func fail(format string, a ...any) error { return &startupError{fmt.Errorf(format, a...)} }
 
-// run is main without os.Exit, so tests can call it.
+// exitError ends a run with a status other than 1 (see run); its message, when not empty,
+// is printed as an error.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// run is main without os.Exit, so tests can call it. Exit status: 0 success, 1 a start-up,
+// configuration or capture error, 128+n a replay stopped by signal n (SIGINT 130, SIGTERM
+// 143) after everything read so far was processed and logged.
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		// As Suricata does when no run mode is given: the usage, and failure.
+		fmt.Fprint(stderr, usageText)
+		return 1
+	}
 	o, err := parseArgs(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "meerkat: %v\n\n%s", err, usageText)
@@ -58,14 +79,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usageText)
 		return 0
 	}
-	if err := execute(o, stdout, stderr); err != nil {
+	var prog *progressLine
+	if isTerminal(stderr) {
+		prog = newProgressLine(stderr)
+		stderr = prog
+	}
+	if err := execute(o, stdout, stderr, prog); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			if ee.msg != "" {
+				fmt.Fprintf(stderr, "meerkat: error: %s\n", ee.msg)
+			}
+			return ee.code
+		}
 		fmt.Fprintf(stderr, "meerkat: error: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-func execute(o *options, stdout, stderr io.Writer) error {
+// execute runs what the options ask for. prog, when not nil, is the progress line on a
+// terminal stderr (stderr then writes through it).
+func execute(o *options, stdout, stderr io.Writer, prog *progressLine) error {
 	// MEERKAT_CPUPROFILE=<file> writes a CPU profile of everything after argument parsing, start-up included (for `go tool pprof`).
 	if path := os.Getenv("MEERKAT_CPUPROFILE"); path != "" {
 		f, err := os.Create(path)
@@ -89,6 +124,28 @@ func execute(o *options, stdout, stderr io.Writer) error {
 		return nil
 	case o.listKeywordsSet:
 		return listKeywords(stdout, o.listKeywords)
+	}
+
+	// Arguments that need no configuration are checked before anything slow starts (rule
+	// loading takes seconds with a large ruleset), as Suricata checks them while parsing the
+	// command line.
+	if len(o.nfqueues) > 0 {
+		return fail("NFQUEUE capture (-q %s) is not implemented yet: replay a capture with -r and --simulate-ips for IPS verdicts", strings.Join(o.nfqueues, ","))
+	}
+	if o.logDir != "" {
+		if err := checkLogDir(o.logDir, "supplied with -l"); err != nil {
+			return err
+		}
+	}
+	if o.readPath != "" {
+		if _, err := os.Stat(o.readPath); err != nil {
+			return &startupError{fmt.Errorf("-r: %w", err)}
+		}
+	}
+	if o.runmode != "" {
+		if _, err := chooseRunmode(o.runmode, ""); err != nil {
+			return err
+		}
 	}
 
 	cfg, err := loadConfig(o, stderr)
@@ -124,26 +181,45 @@ func execute(o *options, stdout, stderr io.Writer) error {
 		// unless -S gives one (SigLoadSignatures).
 		ruleFiles = nil
 	}
-	rs := &ruleSet{}
-	if !o.disableDetection {
-		if rs, err = loadRules(o, st, fw, ruleFiles, stderr); err != nil {
-			return err
-		}
-	}
 	logDir := st.DefaultLogDir
 	if o.logDir != "" {
 		logDir = o.logDir
 	}
-	checkLogDir := func() error {
-		if fi, err := os.Stat(logDir); err != nil || !fi.IsDir() {
-			return fail("the log directory %q does not exist", logDir)
+	replay := !o.engineAnalysis && !o.testConfig
+	var runmode pipeline.Runmode
+	var src capture.Source
+	if replay {
+		// Everything a replay needs besides the rules is checked before they load.
+		if o.readPath == "" {
+			return fail("no packet source: use -r <file|dir> (live capture is not implemented yet)")
 		}
-		return nil
-	}
-	if o.engineAnalysis {
-		if err := checkLogDir(); err != nil {
+		if o.logDir == "" {
+			if err := checkLogDir(logDir, "set by default-log-dir in "+configName(o)); err != nil {
+				return err
+			}
+		}
+		if runmode, err = chooseRunmode(o.runmode, st.Runmode); err != nil {
 			return err
 		}
+		if src, err = capture.OpenPath(o.readPath); err != nil {
+			return &startupError{err}
+		}
+		defer src.Close()
+	} else if o.engineAnalysis && o.logDir == "" {
+		if err := checkLogDir(logDir, "set by default-log-dir in "+configName(o)); err != nil {
+			return err
+		}
+	}
+	rs := &ruleSet{}
+	if !o.disableDetection {
+		stopStartup := prog.startup()
+		rs, err = loadRules(o, st, fw, ruleFiles, stderr)
+		stopStartup()
+		if err != nil {
+			return err
+		}
+	}
+	if o.engineAnalysis {
 		path, err := writeEngineAnalysis(rs, logDir)
 		if err != nil {
 			return &startupError{err}
@@ -159,25 +235,6 @@ func execute(o *options, stdout, stderr io.Writer) error {
 		defer rs.engine.Close()
 	}
 
-	if len(o.nfqueues) > 0 {
-		return fail("NFQUEUE capture (-q %s) is not implemented yet: replay a capture with -r and --simulate-ips for IPS verdicts", strings.Join(o.nfqueues, ","))
-	}
-	if o.readPath == "" {
-		return fail("no packet source: use -r <file|dir> (live capture is not implemented yet)")
-	}
-	if err := checkLogDir(); err != nil {
-		return err
-	}
-
-	runmode, err := chooseRunmode(o.runmode, st.Runmode)
-	if err != nil {
-		return err
-	}
-	src, err := capture.OpenPath(o.readPath)
-	if err != nil {
-		return &startupError{err}
-	}
-	defer src.Close()
 	if d, ok := src.(*capture.DirSource); ok {
 		for _, w := range d.Warnings() {
 			warn(stderr, w)
@@ -237,12 +294,27 @@ func execute(o *options, stdout, stderr io.Writer) error {
 			}
 		}()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	var stopSig atomic.Value // the signal that stopped the replay
+	go func() {
+		select {
+		case s := <-sigs:
+			stopSig.Store(s)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	// Start-up (parsing and compiling tens of thousands of rules) leaves garbage behind:
 	// collect it now rather than in the packet loop.
 	runtime.GC()
+	pc.Progress = &pipeline.Progress{}
+	stopReplay := prog.replay(pc.Progress, src)
 	res, runErr := pipeline.Run(ctx, src, pc)
+	stopReplay()
 	closeErr := closeOutputs()
 	if res != nil {
 		printSummary(stderr, res)
@@ -250,7 +322,37 @@ func execute(o *options, stdout, stderr io.Writer) error {
 	if runErr != nil {
 		return runErr
 	}
-	return closeErr
+	if closeErr != nil {
+		return closeErr
+	}
+	if res != nil && res.Interrupted {
+		// Suricata exits 0 after a signal; Meerkat says with the shell's convention that the
+		// replay did not reach the end of the capture.
+		code := 128 + 2
+		if s, ok := stopSig.Load().(syscall.Signal); ok {
+			code = 128 + int(s)
+		}
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// checkLogDir checks that dir, named by how (for the message), is a writable directory, as
+// Suricata checks -l and default-log-dir before it starts; it does not create it.
+func checkLogDir(dir, how string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil && errors.Is(err, os.ErrNotExist):
+		return fail("the log directory %q %s does not exist (create it first, as for Suricata)", dir, how)
+	case err != nil:
+		return fail("the log directory %q %s: %v", dir, how, err)
+	case !fi.IsDir():
+		return fail("the log directory %q %s is not a directory", dir, how)
+	}
+	if unix.Access(dir, unix.W_OK) != nil {
+		return fail("the log directory %q %s is not writable", dir, how)
+	}
+	return nil
 }
 
 func warn(w io.Writer, msg string) { fmt.Fprintf(w, "meerkat: warning: %s\n", msg) }
@@ -346,7 +448,8 @@ func loadConfig(o *options, stderr io.Writer) (*config.Config, error) {
 
 // ruleFileList resolves the rule files as Suricata does: -S replaces the config's rule-files,
 // -s adds to them; names from the config are joined with default-rule-path and may be globs.
-// A file that is missing is a warning (an error with --init-errors-fatal).
+// A file that is missing, or a directory, is a warning (an error with --init-errors-fatal or
+// -T, which Suricata makes fatal too).
 func ruleFileList(o *options, st *config.Settings, stderr io.Writer) ([]string, error) {
 	var patterns []string
 	if len(o.exclusiveRules) > 0 {
@@ -360,19 +463,37 @@ func ruleFileList(o *options, st *config.Settings, stderr io.Writer) ([]string, 
 	if o.disableDetection {
 		return nil, nil
 	}
+	strict := o.initErrorsFatal || o.testConfig
 	var files []string
 	for _, p := range patterns {
 		matches, err := filepath.Glob(p)
 		if err != nil || len(matches) == 0 {
 			msg := fmt.Sprintf("no rule files match the pattern %q", p)
-			if o.initErrorsFatal {
+			if !filepath.IsAbs(p) {
+				// As in Suricata, default-rule-path and rule file names are not read relative
+				// to the configuration file.
+				if wd, err := os.Getwd(); err == nil {
+					msg += fmt.Sprintf(" (relative paths are read from the working directory, %s)", wd)
+				}
+			}
+			if strict {
 				return nil, fail("%s", msg)
 			}
 			warn(stderr, msg)
 			continue
 		}
 		sort.Strings(matches)
-		files = append(files, matches...)
+		for _, m := range matches {
+			if fi, err := os.Stat(m); err == nil && fi.IsDir() {
+				msg := fmt.Sprintf("rule file %s is a directory: name the rule files in it (a glob such as %q works)", m, filepath.Join(m, "*.rules"))
+				if strict {
+					return nil, fail("%s", msg)
+				}
+				warn(stderr, msg+"; nothing loaded from it")
+				continue
+			}
+			files = append(files, m)
+		}
 	}
 	return files, nil
 }
@@ -534,9 +655,11 @@ func printSummary(w io.Writer, r *pipeline.Result) {
 func printBuildInfo(w io.Writer) {
 	fmt.Fprintf(w, "This is Meerkat version %s\n", Version)
 	fmt.Fprintf(w, "Suricata compatibility: %s\n", SuricataVersion)
-	// Suricata lists its build features on this line; the conformance runner reads it. Meerkat
-	// claims none of Suricata's optional features yet.
-	fmt.Fprintln(w, "Features:")
+	// Suricata lists its optional build features on this line, and says "none" when it has
+	// none of them (PrintBuildInfo); the conformance runner reads it. Meerkat claims none of
+	// them yet: what it is built with follows on lines of its own.
+	fmt.Fprintln(w, "Features: none")
+	fmt.Fprintf(w, "Hyperscan version: %s\n", hs.Version())
 	fmt.Fprintf(w, "Go version: %s\n", runtime.Version())
 	fmt.Fprintf(w, "Platform: %s/%s\n", runtime.GOOS, runtime.GOARCH)
 	if bi, ok := debug.ReadBuildInfo(); ok {

@@ -85,7 +85,7 @@ func loadRules(o *options, st *config.Settings, fw *firewallSetup, files []strin
 			}
 		}
 	}
-	var fatal []string
+	badFiles, unsupported := 0, 0
 	for _, f := range files {
 		errs, _ := loader.LoadFile(f)
 		for _, e := range errs {
@@ -97,7 +97,12 @@ func loadRules(o *options, st *config.Settings, fw *firewallSetup, files []strin
 			switch kind {
 			case rules.KindFailed, rules.KindUnsupported, rules.KindFile:
 				fmt.Fprintf(stderr, "meerkat: rule error: %v\n", e)
-				fatal = append(fatal, e.Error())
+				if kind == rules.KindFile {
+					badFiles++
+				}
+				if kind == rules.KindUnsupported {
+					unsupported++
+				}
 			case rules.KindSkipped:
 				if o.verbose > 0 {
 					fmt.Fprintf(stderr, "meerkat: info: rule skipped: %v\n", e)
@@ -136,7 +141,7 @@ func loadRules(o *options, st *config.Settings, fw *firewallSetup, files []strin
 		if errors.As(e, &be) && be.Rule.Firewall {
 			return nil, fail("firewall rule %s:%d (sid %d) cannot be evaluated; firewall rules must all load", be.Rule.File, be.Rule.Line, be.Rule.SID)
 		}
-		fatal = append(fatal, e.Error())
+		unsupported++ // the engine cannot evaluate it yet; Suricata would load it
 	}
 	if cache != "" && st.Detect.SGHMPMCachingMaxAge > 0 {
 		// As Suricata 8 does after compiling: databases unused for sgh-mpm-caching-max-age go.
@@ -148,10 +153,37 @@ func loadRules(o *options, st *config.Settings, fw *firewallSetup, files []strin
 	rs.stats.Failed += len(buildErrs)
 	rs.engine = engine
 	fmt.Fprintln(stderr, "meerkat: "+rs.stats.String())
-	if o.initErrorsFatal && len(fatal) > 0 {
-		return nil, fail("%d rule(s) failed to load and --init-errors-fatal is set", len(fatal))
+	if err := strictLoadError(o, rs.stats.Failed, unsupported, badFiles); err != nil {
+		return nil, err
+	}
+	if o.testConfig && !o.initErrorsFatal && unsupported > 0 {
+		warn(stderr, fmt.Sprintf("%d rule(s) use keywords or protocols Meerkat does not support yet: Suricata loads them, "+
+			"so -T does not fail on them, but Meerkat will not evaluate them", unsupported))
 	}
 	return rs, nil
+}
+
+// strictLoadError applies -T and --init-errors-fatal (both set Suricata's
+// engine.init-failure-fatal) once the rules are loaded: a rule that failed (a duplicate sid
+// included, as in Suricata, and in the same count as the summary line) or a rule file that
+// could not be read stops start-up with "Loading signatures failed.". With -T alone the rules
+// that fail only because Meerkat does not support their keywords or protocol yet do not count:
+// Suricata loads them, so they say nothing against the configuration; they are reported above
+// and will not be evaluated.
+func strictLoadError(o *options, failed, unsupported, badFiles int) error {
+	if !o.initErrorsFatal && !o.testConfig {
+		return nil
+	}
+	flag := "--init-errors-fatal"
+	if !o.initErrorsFatal {
+		flag = "-T"
+		failed -= unsupported
+	}
+	if failed <= 0 && badFiles == 0 {
+		return nil
+	}
+	return fail("Loading signatures failed. %d rule(s) failed and %d rule file(s) could not be read (%s makes any failure fatal)",
+		failed, badFiles, flag)
 }
 
 // grouping returns the signature-group settings of the detect section. A priority port list
@@ -303,25 +335,37 @@ func printablePattern(p []byte) string {
 func listKeywords(w io.Writer, arg string) error {
 	kws := rules.Keywords()
 	sort.Slice(kws, func(i, j int) bool { return kws[i].Name < kws[j].Name })
+	// A keyword the parser knows but the engine cannot evaluate yet makes its rules fail to
+	// load: say so wherever keywords are listed.
+	refused := func(k *rules.Keyword) bool { return !detect.Supported(k.Name) }
+	const refusedNote = "not supported yet: rules that use it fail to load"
 	switch arg {
 	case "":
 		fmt.Fprintln(w, "=====Supported keywords=====")
 		for _, k := range kws {
+			if refused(k) {
+				fmt.Fprintf(w, "- %s (%s)\n", k.Name, refusedNote)
+				continue
+			}
 			fmt.Fprintf(w, "- %s\n", k.Name)
 		}
 	case "all", "csv":
 		if arg == "csv" {
-			fmt.Fprintln(w, "name;kind;aliases;description")
+			fmt.Fprintln(w, "name;kind;aliases;description;supported")
 		}
 		for _, k := range kws {
 			if arg == "csv" {
-				fmt.Fprintf(w, "%s;%s;%s;%s\n", k.Name, k.Kind, strings.Join(k.Aliases, ","), k.Desc)
+				fmt.Fprintf(w, "%s;%s;%s;%s;%s\n", k.Name, k.Kind, strings.Join(k.Aliases, ","), k.Desc, yesNo(!refused(k)))
 			} else {
 				fmt.Fprintf(w, "%s: %s", k.Name, k.Kind)
 				if len(k.Aliases) > 0 {
 					fmt.Fprintf(w, " (aliases: %s)", strings.Join(k.Aliases, ", "))
 				}
-				fmt.Fprintf(w, " - %s\n", k.Desc)
+				fmt.Fprintf(w, " - %s", k.Desc)
+				if refused(k) {
+					fmt.Fprintf(w, " [%s]", refusedNote)
+				}
+				fmt.Fprintln(w)
 			}
 		}
 	default:
@@ -334,6 +378,18 @@ func listKeywords(w io.Writer, arg string) error {
 			fmt.Fprintf(w, "Aliases: %s\n", strings.Join(k.Aliases, ", "))
 		}
 		fmt.Fprintf(w, "IP-only compatible: %v\nFirewall: %v\n", k.IsIPOnlyCompatible(), k.IsFirewallSupported())
+		if refused(k) {
+			fmt.Fprintf(w, "Supported: no (%s)\n", refusedNote)
+		} else {
+			fmt.Fprintln(w, "Supported: yes")
+		}
 	}
 	return nil
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }

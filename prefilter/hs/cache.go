@@ -102,6 +102,7 @@ func compileCached(ps []Pattern, ids int, dir string) (*Database, error) {
 			now := time.Now()
 			_ = os.Chtimes(out.Path, now, now) // best effort: a read-only cache still serves
 			out.Hit = true
+			cacheHits.Add(1)
 			d.cache = out
 			return d, nil
 		}
