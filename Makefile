@@ -68,6 +68,7 @@ bench: build bench-deps
 	./bench/broad.sh
 	INPROCESS=8 ./bench/modes.sh
 	ROUNDS=5 INPROCESS=8 ./bench/firewall.sh
+	MIXES=scan FW_KIND=header ROUNDS=5 INPROCESS=8 ./bench/firewall.sh
 	./bench/scaling.sh
 	./bench/cores.sh
 	RUNS=15 ./bench/ordering.sh

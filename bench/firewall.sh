@@ -34,6 +34,9 @@
 # header-only rules of that bench/gen-rules -header-mix (ET-like, or scan detection on
 # any/any headers) among them, the broad rules filling up to TD_RULES. Each mix writes its
 # own results file (-firewall.json for none, -firewall-<mix>.json for the others).
+# FW_KIND (default ports) is the firewall policy's kind: ports (bench/gen-firewall's address
+# and port policy) or header (-kind header: header-only rules with flags, dsize, ttl, window,
+# itype and fragbits, issue #17); header adds -fwheader to the results file's name.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${MIX:-}" ]; then
@@ -44,6 +47,8 @@ if [ -z "${MIX:-}" ]; then
 fi
 . bench/lib.sh
 HEADER=${HEADER:-0.05}
+FW_KIND=${FW_KIND:-ports}
+case $FW_KIND in ports | header) ;; *) echo "firewall.sh: FW_KIND must be ports or header" >&2; exit 1 ;; esac
 case $MIX in none | et | scan) ;; *) echo "firewall.sh: MIX must be none, et or scan" >&2; exit 1 ;; esac
 RANDOM=${SEED:-1}
 ROUNDS=${ROUNDS:-15}
@@ -81,7 +86,7 @@ broad=$((TD_RULES - et_loaded - nmix))
 go run ./bench/gen-broad -n "$broad" -seed 1 > "$work/broad.rules"
 cat "$work/et.rules" "$work/mix.rules" "$work/broad.rules" > "$work/td.rules"
 # The firewall policy, no firewall rules at all, and an accepting packet-filter policy.
-go run ./bench/gen-firewall -n "$FW_RULES" -seed 1 > "$work/fw.rules"
+go run ./bench/gen-firewall -n "$FW_RULES" -seed 1 -kind "$FW_KIND" > "$work/fw.rules"
 : > "$work/empty.rules"
 printf '%%YAML 1.1\n---\nfirewall:\n  policies:\n    packet-filter: ["accept:hook"]\n' > "$work/accept.yaml"
 
@@ -162,8 +167,8 @@ for c in "${configs[@]}"; do
 done
 consistent=true
 [ "${td[ips]}" = "${td[fw-empty]}" ] || consistent=false
-printf '\nmix %s: threat-detection rules: %s ET Open + %s header-only (-header-mix %s) + %s broad (loaded, ips run: %s)\nfirewall rules: %s (bench/gen-firewall -n %s -seed 1)\n' \
-	"$MIX" "$et_loaded" "$nmix" "$MIX" "$broad" "${rules[ips]}" "$(grep -vc '^#' "$work/fw.rules")" "$FW_RULES"
+printf '\nmix %s: threat-detection rules: %s ET Open + %s header-only (-header-mix %s) + %s broad (loaded, ips run: %s)\nfirewall rules: %s (bench/gen-firewall -n %s -seed 1 -kind %s)\n' \
+	"$MIX" "$et_loaded" "$nmix" "$MIX" "$broad" "${rules[ips]}" "$(grep -vc '^#' "$work/fw.rules")" "$FW_RULES" "$FW_KIND"
 printf '%-10s %12s %10s %8s %8s %10s  %s\n' config "packets/s" packets alerts drops "td alerts" "rules"
 for c in "${configs[@]}"; do
 	printf '%-10s %12s %10s %8s %8s %10s  %s\n' "$c" "$(median < "$work/$c.txt")" "${packets[$c]}" "${alerts[$c]}" "${drops[$c]}" "${td[$c]}" "${rules[$c]}"
@@ -176,6 +181,7 @@ fi
 host=$(hostname -s 2>/dev/null || echo host)
 suffix=""
 [ "$MIX" = none ] || suffix="-$MIX"
+[ "$FW_KIND" = ports ] || suffix="$suffix-fw$FW_KIND"
 out="bench/results/$(date -u +%Y-%m-%d)-${host}-firewall$suffix.json"
 cat > "$out" <<JSON
 {
@@ -183,8 +189,9 @@ cat > "$out" <<JSON
   "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
   "machine": $(machine_json),
   "commit": "$(commit_id)",
-  "command": "MIX=$MIX HEADER=$HEADER ROUNDS=$ROUNDS TD_RULES=$TD_RULES FW_RULES=$FW_RULES INPROCESS=$INPROCESS bench/firewall.sh",
+  "command": "MIX=$MIX HEADER=$HEADER FW_KIND=$FW_KIND ROUNDS=$ROUNDS TD_RULES=$TD_RULES FW_RULES=$FW_RULES INPROCESS=$INPROCESS bench/firewall.sh",
   "mix": "$MIX",
+  "firewall_policy": "$FW_KIND",
   "configurations": {
     "ips": "meerkat -c cached.yaml $(args ips | sed "s|$work/||g") -r CORPUS -l LOGDIR --runmode single -k none --simulate-ips",
     "fw": "meerkat -c cached.yaml $(args fw | sed "s|$work/||g") -r CORPUS -l LOGDIR --runmode single -k none --simulate-ips",

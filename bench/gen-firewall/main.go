@@ -16,9 +16,16 @@
 //     capture is accepted and still reaches the threat-detection rules: a firewall that dropped
 //     traffic would be measured on fewer inspected packets.
 //
+// With -kind header the policy is made of header-only rules instead (issue #17): every rule
+// but the catch-all tests packet-header keywords (flags, dsize, ttl, window, itype, fragbits)
+// on broad addresses and ports, as scan and hygiene policies are written (accept:hook tcp:all
+// any any -> $HOME_NET 22 (flags:S;), drop:packet tcp:all any any -> any any (flags:SF,12;)),
+// with conditions that seldom hold on ordinary traffic for the drops.
+//
 // Sids start at 9100000 (gen-broad uses 3000000 and up, ET Open 2000000-2999999).
 //
 //	go run ./bench/gen-firewall -n 200 -seed 1 > fw.rules
+//	go run ./bench/gen-firewall -n 200 -seed 1 -kind header > fw-header.rules
 package main
 
 import (
@@ -34,7 +41,12 @@ import (
 func main() {
 	n := flag.Int("n", 200, "number of rules (at least 60)")
 	seed := flag.Uint64("seed", 1, "random seed")
+	kind := flag.String("kind", "ports", "policy kind: ports (addresses and ports) or header (header-only rules)")
 	flag.Parse()
+	if *kind != "ports" && *kind != "header" {
+		fmt.Fprintln(os.Stderr, "gen-firewall: -kind must be ports or header")
+		os.Exit(2)
+	}
 	if *n < 60 {
 		fmt.Fprintln(os.Stderr, "gen-firewall: -n must be at least 60")
 		os.Exit(2)
@@ -90,6 +102,11 @@ func main() {
 			return l[0]
 		}
 		return "[" + strings.Join(l, ",") + "]"
+	}
+
+	if *kind == "header" {
+		headerPolicy(rng, *n, *seed, rule, &count)
+		return
 	}
 
 	// 40% blocklists, then 31 fixed rules (closed services, infrastructure, outbound), then
@@ -166,5 +183,44 @@ func main() {
 	}
 
 	fmt.Fprintln(w, "# 6. Everything else is accepted and left to the threat-detection rules.")
+	rule("accept:hook", "ip:all", "any", "any", "->", "any", "any", "", "catch-all")
+}
+
+// headerPolicy writes a policy of n header-only firewall rules (-kind header): fixed hygiene
+// drops, then accepts and drops with header keywords on random service ports up to n-1 rules,
+// then the catch-all accept:hook.
+func headerPolicy(rng *rand.Rand, n int, _ uint64, rule func(action, proto, src, sport, dir, dst, dport, opts, msg string), count *int) {
+	rule("drop:packet", "tcp:all", "any", "any", "->", "any", "any", "flags:SF,12; ", "SYN+FIN")
+	rule("drop:packet", "tcp:all", "any", "any", "->", "any", "any", "flags:0; ", "null scan")
+	rule("drop:packet", "tcp:all", "any", "any", "->", "any", "any", "flags:FPU,12; ", "xmas scan")
+	rule("drop:packet", "ip:all", "any", "any", "->", "$HOME_NET", "any", "ttl:0; ", "TTL 0")
+	rule("drop:packet", "ip:all", "any", "any", "->", "any", "any", "fragbits:R; ", "reserved fragment bit")
+	rule("drop:packet", "icmp:all", "any", "any", "->", "$HOME_NET", "any", "itype:8; dsize:>1400; ", "large ping")
+	rule("drop:packet", "udp:all", "any", "any", "->", "any", "53", "dsize:>4096; ", "oversized DNS")
+	rule("drop:packet", "tcp:all", "any", "any", "->", "any", "any", "flags:S; window:0; ", "SYN with zero window")
+	rule("accept:hook", "icmp:all", "any", "any", "->", "any", "any", "itype:0; ", "echo reply")
+	rule("accept:hook", "icmp:all", "any", "any", "->", "any", "any", "itype:8; ", "echo request")
+	rule("accept:hook", "icmp:all", "any", "any", "->", "any", "any", "itype:3; ", "unreachable")
+	ports := []int{21, 22, 25, 53, 80, 110, 123, 143, 443, 445, 465, 587, 993, 995, 1433, 3306, 3389, 5432, 8080, 8443}
+	for i := 0; *count < n-1; i++ {
+		port := ports[rng.IntN(len(ports))]
+		if rng.IntN(3) > 0 {
+			port = 1024 + rng.IntN(64511)
+		}
+		switch k := rng.IntN(10); {
+		case k < 4:
+			rule("accept:hook", "tcp:all", "any", "any", "->", "$HOME_NET", fmt.Sprint(port), "flags:S; ", fmt.Sprintf("SYN to service %d", i))
+		case k < 6:
+			rule("accept:hook", "tcp:all", "$HOME_NET", fmt.Sprint(port), "->", "any", "any", "flags:SA; ", fmt.Sprintf("SYN-ACK from service %d", i))
+		case k < 7:
+			rule("drop:packet", "tcp:all", "any", "any", "->", "$HOME_NET", fmt.Sprint(port), fmt.Sprintf("flags:S; ttl:<%d; ", 2+rng.IntN(8)), fmt.Sprintf("low-TTL SYN %d", i))
+		case k < 8:
+			rule("accept:hook", "udp:all", "any", "any", "->", "any", fmt.Sprint(port), fmt.Sprintf("dsize:<%d; ", 64+rng.IntN(1400)), fmt.Sprintf("UDP service %d", i))
+		case k < 9:
+			rule("drop:packet", "tcp:all", "any", "any", "->", "any", fmt.Sprint(port), fmt.Sprintf("dsize:>%d; ", 9000+rng.IntN(50000)), fmt.Sprintf("jumbo payload %d", i))
+		default:
+			rule("drop:packet", "tcp:all", "any", "any", "->", "any", fmt.Sprint(port), fmt.Sprintf("window:%d; flags:S; ", 1+rng.IntN(1024)), fmt.Sprintf("scanner window %d", i))
+		}
+	}
 	rule("accept:hook", "ip:all", "any", "any", "->", "any", "any", "", "catch-all")
 }
