@@ -264,6 +264,8 @@ func execute(o *options, stdout, stderr io.Writer, prog *progressLine) error {
 		info("reading %s; runmode %s (%d worker(s)); log directory %s", o.readPath, runmode, workers, logDir)
 		info("eve-log: %v (flow %v, stats %v); fast.log: %v", outs.EVE != nil, outs.EVEFlow, outs.EVEStats, outs.Fast != nil)
 		if rs.engine != nil {
+			info("prefilter: detect.prefilter.default %s; rules without a fast pattern are indexed by a header witness where they have one, in either mode (the alerts are the same), and the prefilter keyword chooses the witness",
+				st.Detect.PrefilterDefault)
 			for _, g := range rs.engine.GroupStats() {
 				dir := "toclient"
 				if g.ToServer {

@@ -126,7 +126,7 @@ func loadRules(o *options, st *config.Settings, fw *firewallSetup, files []strin
 	dc := detect.Config{
 		ActionOrder: st.ActionOrder, PacketAlertMax: st.PacketAlertMax, MPMCacheDir: cache,
 		Classifications: rs.classifications, IPS: o.simulateIPS, Thresholds: rs.thresholds,
-		Grouping: grouping(st, stderr),
+		Grouping: grouping(st, stderr), PrefilterDefault: st.Detect.PrefilterDefault,
 	}
 	if fw != nil {
 		dc.Firewall, dc.IPS, dc.Policies = true, true, fw.policies
