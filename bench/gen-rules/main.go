@@ -923,7 +923,7 @@ func (g *gen) scanRule(sid int) string {
 		return fmt.Sprintf("alert tcp any any -> any %d (msg:\"%s\"; flags:S%s; %s", 1024+g.n(64000), m("SYN probe"),
 			g.pick([]string{"", ",12", ",CE"}), g.mixMeta(sid, "SCAN"))
 	case k < 37: // odd flag combinations
-		f := g.pick([]string{"flags:0;", "flags:FPU;", "flags:SF;", "flags:SR;", "flags:F; dsize:0;", "flags:*SF,12;", "flags:+UA;", "flags:SRAFPU;"})
+		f := g.pick([]string{"flags:0;", "flags:FPU;", "flags:SF;", "flags:SR;", "flags:F; dsize:0;", "flags:+SF;", "flags:+UA;", "flags:SRAFPU;"})
 		return fmt.Sprintf("alert tcp any any -> any any (msg:\"%s\"; %s %s", m("flag anomaly"), f, g.mixMeta(sid, "SCAN"))
 	case k < 50: // UDP sizes
 		if g.pct(50) {
