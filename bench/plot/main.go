@@ -490,30 +490,21 @@ var extractors = map[string]func(o obj, add func(figure), miss func(string)){
 		add(f)
 	},
 	"scaling": func(o obj, add func(figure), miss func(string)) {
-		m, _ := o.get("sizes")
-		sizes, ok := m.(map[string]any)
-		if !ok {
-			miss("scaling: no sizes")
-			return
-		}
-		keys := numericKeys(sizes)
-		if len(keys) < 2 {
-			miss("scaling: fewer than two sizes")
-			return
-		}
-		base, ok := o.pos("sizes", keys[0], "median_pps")
-		if !ok {
-			miss("scaling: no median_pps for " + keys[0] + " rules")
-			return
-		}
-		for _, k := range keys[1:] {
-			v, ok := o.pos("sizes", k, "median_pps")
-			if !ok {
-				miss("scaling: no median_pps for " + k + " rules")
-				continue
+		// Since issue #17 the sizes are per mix (mixes.<mix>.sizes, the scan mix with a bar);
+		// older files have one set of sizes.
+		if m, ok := o.get("mixes"); ok {
+			mixes, _ := m.(map[string]any)
+			names := make([]string, 0, len(mixes))
+			for name := range mixes {
+				names = append(names, name)
 			}
-			add(figure{Name: k + " / " + keys[0] + " rules", Value: v / base, HigherIsBetter: true})
+			sort.Strings(names)
+			for _, name := range names {
+				scalingSizes(o, []string{"mixes", name}, name+": ", add, miss)
+			}
+			return
 		}
+		scalingSizes(o, nil, "", add, miss)
 	},
 	"cores": func(o obj, add func(figure), miss func(string)) {
 		m, _ := o.get("configs")
@@ -869,4 +860,38 @@ func drawFootnote(c draw.Canvas, used []result) {
 	}
 	txt := disclaimer + "\nEach row: the newest bench/results/*.json of its script (by \"date\"); bars are the ratios the scripts record, rules-load the median parse time."
 	c.FillText(sty, vg.Point{X: c.Min.X, Y: c.Max.Y - vg.Points(4)}, txt)
+}
+
+// scalingSizes adds the figures of one set of scaling sizes at prefix (each size against the
+// smallest, with the set's bar when it has one), their names starting with label.
+func scalingSizes(o obj, prefix []string, label string, add func(figure), miss func(string)) {
+	at := func(p ...string) []string { return append(append([]string(nil), prefix...), p...) }
+	m, _ := o.get(at("sizes")...)
+	sizes, ok := m.(map[string]any)
+	if !ok {
+		miss("scaling: " + label + "no sizes")
+		return
+	}
+	keys := numericKeys(sizes)
+	if len(keys) < 2 {
+		miss("scaling: " + label + "fewer than two sizes")
+		return
+	}
+	base, ok := o.pos(at("sizes", keys[0], "median_pps")...)
+	if !ok {
+		miss("scaling: " + label + "no median_pps for " + keys[0] + " rules")
+		return
+	}
+	for _, k := range keys[1:] {
+		v, ok := o.pos(at("sizes", k, "median_pps")...)
+		if !ok {
+			miss("scaling: " + label + "no median_pps for " + k + " rules")
+			continue
+		}
+		f := figure{Name: label + k + " / " + keys[0] + " rules", Value: v / base, HigherIsBetter: true}
+		if k == keys[len(keys)-1] {
+			f.Bar, f.HasBar = o.bar(at("bar")...)
+		}
+		add(f)
+	}
 }
