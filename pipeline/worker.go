@@ -447,9 +447,12 @@ func collectStats(workers []*worker, cfg *Config) *output.Stats {
 	j.B = append(j.B, ']')
 	s.SetRaw("detect.engines", j.B)
 	al.Each(s.Set)
-	// Suricata 8.0.6 counts no pcre match-limit hits; named like its detect.lua.*_limit_errors.
-	s.Set("detect.pcre.time_limit_errors", pcreTimeouts)
-	s.Set("detect.pcre.budget_limit_errors", pcreRefused)
+	if pcreTimeouts+pcreRefused > 0 {
+		// Meerkat's own (Suricata 8.0.6 counts no pcre match-limit hits; named like its
+		// detect.lua.*_limit_errors), left out while zero so stats keep Suricata's keys.
+		s.Set("detect.pcre.time_limit_errors", pcreTimeouts)
+		s.Set("detect.pcre.budget_limit_errors", pcreRefused)
+	}
 	if cfg.IPS || cfg.Firewall {
 		ips.each(s.Set, cfg.Firewall)
 	}
