@@ -58,7 +58,7 @@ type regex struct {
 	re2 *regexp2.Regexp
 	// re2ms[i] is re2 with a MatchTimeout of i+1 ms, made on first use: an evaluation the
 	// packet's remaining budget cuts short runs on one (see timed).
-	re2ms [timedCopies]atomic.Pointer[regexp2.Regexp]
+	re2ms *[timedCopies]atomic.Pointer[regexp2.Regexp]
 }
 
 var regexCache sync.Map // "flags/pattern" -> *regex
@@ -142,7 +142,7 @@ func buildRegex(a *rules.PCRE) (*regex, error) {
 		return nil, &PCREError{Pattern: a.Pattern, Reason: err.Error()}
 	}
 	re2.MatchTimeout = PCREMatchTimeout
-	return &regex{engine: EngineRegexp2, re2: re2}, nil
+	return &regex{engine: EngineRegexp2, re2: re2, re2ms: new([timedCopies]atomic.Pointer[regexp2.Regexp])}, nil
 }
 
 // find searches subj from start. res is 1 (match at [s,e)), 0 (no match) or -1 (error).
@@ -221,7 +221,7 @@ func (r *regex) timed(d time.Duration) *regexp2.Regexp {
 		return r.re2
 	}
 	ms := int(d / time.Millisecond)
-	if ms < 1 || ms > timedCopies {
+	if ms < 1 || ms > len(r.re2ms) {
 		c := *r.re2
 		c.MatchTimeout = d
 		return &c

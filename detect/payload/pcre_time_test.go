@@ -3,6 +3,7 @@ package payload
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -126,4 +127,61 @@ func TestPCREEvaluationTimeBound(t *testing.T) {
 	if st.PCRETimeouts != 3 {
 		t.Errorf("%d timeouts counted in 3 packets, want 3", st.PCRETimeouts)
 	}
+}
+
+// TestPCREEvaluationCappedByBudget: an evaluation may take only what is left of its packet's
+// budget (10 ms are allowed for the clock and the scheduler).
+func TestPCREEvaluationCappedByBudget(t *testing.T) {
+	progs := []*Program{mustProgram(t, `pcre:"/^(a+)+b(?=c)/";`)}
+	st := NewState()
+	for _, left := range []time.Duration{5 * time.Millisecond, 20 * time.Millisecond, 35 * time.Millisecond} {
+		took := fastest(func() time.Duration {
+			st.StartPacket()
+			st.re2Spent = PCREPacketBudget - left
+			return inspectOnce(t, progs, st)
+		})
+		t.Logf("%v left: %v", left, took)
+		if took > left+10*time.Millisecond {
+			t.Errorf("with %v of the budget left an evaluation took %v", left, took)
+		}
+	}
+}
+
+// TestPCRESharedAcrossBudgets: workers evaluating the same expression with different amounts
+// of their packets' budgets left at once (so on different timeout copies of it) each get a
+// timeout, no match and no data race (run with -race). Timing is not checked here: with more
+// busy goroutines than CPUs, regexp2's clock goroutine waits for the scheduler.
+func TestPCRESharedAcrossBudgets(t *testing.T) {
+	progs := []*Program{mustProgram(t, `pcre:"/^(a+)+b(?=c)/";`)}
+	var wg sync.WaitGroup
+	states := make([]*State, 6)
+	for i := range states {
+		st := NewState()
+		states[i] = st
+		wg.Go(func() {
+			for j := range 3 {
+				st.StartPacket()
+				st.re2Spent = PCREPacketBudget - time.Duration(1+i*3+j)*time.Millisecond
+				inspectOnce(t, progs, st)
+			}
+		})
+	}
+	wg.Wait()
+	for i, st := range states {
+		if st.PCRETimeouts != 3 {
+			t.Errorf("worker %d: %d timeouts, want 3", i, st.PCRETimeouts)
+		}
+	}
+}
+
+// inspectOnce runs progs on the catastrophic packet without starting a new packet, and returns
+// how long that took.
+func inspectOnce(t *testing.T, progs []*Program, st *State) time.Duration {
+	start := time.Now()
+	for _, p := range progs {
+		if p.Inspect(catastrophic, st) {
+			t.Error("a catastrophic expression matched")
+		}
+	}
+	return time.Since(start)
 }
