@@ -9,6 +9,7 @@ SHARED    ?= ../shared
 PCAP      ?= pcaps/sample.pcap
 RULES     ?= rules/meerkat.rules
 FUZZTIME  ?= 10s
+FUZZMINIMIZETIME ?= 5s
 DEB_PKGS  := libhyperscan-dev pkg-config
 BENCH_PKGS := hyperfine time python3
 
@@ -92,7 +93,11 @@ bench-deps:
 bench-go: deps
 	./bench/go.sh
 
-# fuzz runs every fuzz target for FUZZTIME each.
+# fuzz runs every fuzz target for FUZZTIME each and prints, per target, the execs and new
+# interesting inputs of the last progress line, so that a stalled target shows. An input that
+# finds new coverage is minimized by one worker for up to FUZZMINIMIZETIME, and its execs are
+# only counted when that ends: Go's 60 s default left the counter flat for a minute at a time
+# (with one worker, fuzzing stopped meanwhile). FUZZFLAGS adds flags (e.g. -parallel=1).
 # Go 1.26's fuzz coordinator can end a run with a bare "context deadline exceeded" at the
 # -fuzztime boundary (golang/go#75804, fixed in Go 1.27): such a run, which wrote no failing
 # input, is reported as a flake; any other failure stops the target.
@@ -101,7 +106,8 @@ fuzz: deps
 	for pkg in $$($(GO) list ./...); do \
 		for t in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
 			echo "fuzz $$pkg $$t"; \
-			if ! $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg > $$log 2>&1; then \
+			if ! $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) \
+				-fuzzminimizetime $(FUZZMINIMIZETIME) $(FUZZFLAGS) $$pkg > $$log 2>&1; then \
 				cat $$log; \
 				if grep -q 'context deadline exceeded' $$log && ! grep -q 'Failing input written' $$log; then \
 					echo "fuzz: $$t: flake at the -fuzztime boundary (golang/go#75804), no failing input"; \
@@ -109,8 +115,10 @@ fuzz: deps
 					exit 1; \
 				fi; \
 			else \
-				tail -3 $$log; \
+				tail -1 $$log; \
 			fi; \
+			last=$$(grep 'execs: ' $$log | tail -1); \
+			echo "fuzz: $$t: $$(echo "$$last" | sed -n 's/.*elapsed: \([^,]*\), execs: \([0-9]*\).*new interesting: \([0-9]*\).*/\2 execs in \1, \3 new interesting/p')"; \
 		done; \
 	done
 

@@ -606,3 +606,46 @@ func TestCaplenOverWire(t *testing.T) {
 		compareFrames(t, got, want)
 	}
 }
+
+// TestManyInterfaces: a section of one million minimal interface description blocks (issue
+// #24: about 870 bytes of memory each, 2.6 GB for three million) is read in bounded memory:
+// reading stops with an error naming the interface limit, after delivering the packets that
+// came before it.
+func TestManyInterfaces(t *testing.T) {
+	const n = 1_000_000
+	pkts := genPkts(7, 2)
+	pkts[1].iface = 65534 // on the last interface the cap allows
+	b := &ngBuilder{order: binary.LittleEndian, b: make([]byte, 0, 20*n+1024)}
+	b.shb().idb(1, 0).epb(pkts[0])
+	for range 65534 {
+		b.idb(1, 0)
+	}
+	b.epb(pkts[1])
+	for range n - 65535 {
+		b.idb(1, 0)
+	}
+	path := writeFile(t, t.TempDir(), "idbs.pcapng", b.b)
+	b = nil
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := readAll(t, s, 10)
+	runtime.ReadMemStats(&after)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("%d interface blocks: %d frames, %v; %d MiB allocated", n, len(got), err, alloc>>20)
+	if err == nil || !strings.Contains(err.Error(), "interfaces") {
+		t.Errorf("error = %v, want one about too many interfaces", err)
+	}
+	if len(got) != 2 || !bytes.Equal(got[0].Data, pkts[0].data) || !bytes.Equal(got[1].Data, pkts[1].data) {
+		t.Errorf("got %d frames, want the 2 packets before the limit", len(got))
+	}
+	if alloc >= 300<<20 {
+		t.Errorf("%d MiB allocated, want under 300 MB", alloc>>20)
+	}
+}

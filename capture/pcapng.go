@@ -12,6 +12,12 @@ const (
 	ngBufSize = 64 << 10
 	// maxNgBlock is the largest pcapng block accepted: libpcap's initial maximum block size.
 	maxNgBlock = 16 << 20
+	// maxNgInterfaces is the most interface description blocks one pcapng section may hold.
+	// pcapgo keeps every interface of a section (close to a kilobyte each) for as long as the
+	// section lasts, so without a cap a file of minimal 20-byte blocks costs 40 times its size
+	// in memory. Reading stops with an error at the first interface past the cap, after the
+	// packets before it.
+	maxNgInterfaces = 65535
 )
 
 // pcapng block types the reader passes on, and the byte-order magic of a section header.
@@ -33,7 +39,8 @@ const (
 // The checks bound the memory a hostile file can make pcapgo take: pcapgo trusts a packet's
 // captured length (a 4 GiB one reads everything that follows into one growing buffer), and it
 // keeps every name resolution and decryption secrets block of a section in memory. Skipping
-// those blocks costs nothing: Meerkat uses neither, nor interface statistics.
+// those blocks costs nothing: Meerkat uses neither, nor interface statistics. Interfaces are
+// needed, so their number per section is capped instead (maxNgInterfaces).
 type ngFilter struct {
 	r     *bufio.Reader
 	be    bool   // the current section is big-endian
@@ -152,6 +159,10 @@ func (f *ngFilter) nextBlock() error {
 		}
 		switch typ {
 		case ngBlockIDB:
+			if f.nIf >= maxNgInterfaces {
+				return fmt.Errorf("pcapng interface description block at offset %d: the section declares more than %d interfaces",
+					start, maxNgInterfaces)
+			}
 			if f.nIf == 0 {
 				h, err := f.r.Peek(16)
 				if len(h) < 16 {

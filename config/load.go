@@ -20,9 +20,15 @@ import (
 // reported as a loop before this limit is reached.
 const MaxIncludeDepth = 16
 
-// maxNodes bounds the size of the tree one load may build, so that YAML aliases cannot expand
-// a small file into an enormous tree.
-const maxNodes = 1 << 20
+// maxNodes and maxTreeSize bound the tree one load may build, so that YAML aliases cannot
+// expand a small file into an enormous tree: maxNodes counts nodes, maxTreeSize the bytes they
+// stand for (nodeSize for each node plus the length of its name and value, as Dump would write
+// them). An alias that refers to a node still being expanded (a cycle) is refused outright.
+const (
+	maxNodes    = 1 << 20
+	maxTreeSize = 32 << 20
+	nodeSize    = 128
+)
 
 // Config is a loaded configuration: a tree of Nodes with Suricata's semantics. The zero value
 // is not usable; get one from Load, Parse or LoadDefault.
@@ -163,6 +169,11 @@ type loader struct {
 	cfg   *Config
 	stack []string // absolute paths of the files being loaded, outermost first
 	nodes int
+	size  int // bytes charged to the tree so far, see maxTreeSize
+
+	// expanding holds the anchored YAML mappings and lists whose expansion is under way: an
+	// alias to one of them would make the tree infinite.
+	expanding map[*yaml.Node]bool
 }
 
 // maxFileSize bounds the size of one configuration file.
@@ -408,13 +419,52 @@ func isNullScalar(n *yaml.Node) bool {
 	return false
 }
 
-// count accounts for one more node and fails when the tree gets too big.
-func (l *loader) count(file string, line int) error {
+// count accounts for one more node called name and fails when the tree gets too big.
+func (l *loader) count(file string, line int, name string) error {
 	l.nodes++
 	if l.nodes > maxNodes {
 		return &Error{File: file, Line: line, Msg: fmt.Sprintf("configuration too large (more than %d nodes; alias expansion?)", maxNodes)}
 	}
+	return l.charge(file, line, nodeSize+len(name))
+}
+
+// charge accounts for n more bytes of tree and fails when the tree gets too big.
+func (l *loader) charge(file string, line, n int) error {
+	l.size += n
+	if l.size > maxTreeSize {
+		return &Error{File: file, Line: line, Msg: fmt.Sprintf("configuration too large (more than %d bytes; alias expansion?)", maxTreeSize)}
+	}
 	return nil
+}
+
+// deref returns the node the alias v refers to, or v itself when it is no alias. An alias to
+// nothing, or to a mapping or list that is still being expanded (a cycle such as
+// "a: &a [*a]"), is an error.
+func (l *loader) deref(file string, v *yaml.Node) (*yaml.Node, error) {
+	if v.Kind != yaml.AliasNode {
+		return v, nil
+	}
+	if v.Alias == nil {
+		return nil, &Error{File: file, Line: v.Line, Msg: "alias to nothing"}
+	}
+	if l.expanding[v.Alias] {
+		return nil, &Error{File: file, Line: v.Line,
+			Msg: fmt.Sprintf("alias *%s refers to a node that contains it (alias cycle)", v.Value)}
+	}
+	return v.Alias, nil
+}
+
+// enter marks the YAML mapping or list src as being expanded, if it has an anchor (only
+// anchored nodes can be the target of an alias); the returned function unmarks it.
+func (l *loader) enter(src *yaml.Node) func() {
+	if src.Anchor == "" {
+		return func() {}
+	}
+	if l.expanding == nil {
+		l.expanding = make(map[*yaml.Node]bool)
+	}
+	l.expanding[src] = true
+	return func() { delete(l.expanding, src) }
 }
 
 // isVarGroup reports whether keys below a node called name keep their underscores.
@@ -425,16 +475,18 @@ func mangle(s string) string { return strings.ReplaceAll(s, "_", "-") }
 
 // applyMapping merges the YAML mapping src into the mapping dst.
 func (l *loader) applyMapping(file string, src *yaml.Node, dst *Node) error {
+	defer l.enter(src)()
 	for i := 0; i+1 < len(src.Content); i += 2 {
-		k, v := src.Content[i], src.Content[i+1]
-		if k.Kind == yaml.AliasNode && k.Alias != nil {
-			k = k.Alias
+		k, err := l.deref(file, src.Content[i])
+		if err != nil {
+			return err
 		}
 		if k.Kind != yaml.ScalarNode {
 			return &Error{File: file, Line: k.Line, Msg: "a mapping key must be a plain value"}
 		}
-		if v.Kind == yaml.AliasNode && v.Alias != nil {
-			v = v.Alias
+		v, err := l.deref(file, src.Content[i+1])
+		if err != nil {
+			return err
 		}
 		key := k.Value
 		if key == "" {
@@ -471,7 +523,7 @@ func (l *loader) applyMapping(file string, src *yaml.Node, dst *Node) error {
 			if target != nil {
 				target.reset(ScalarNode, file, k.Line)
 			} else {
-				if err := l.count(file, k.Line); err != nil {
+				if err := l.count(file, k.Line, name); err != nil {
 					return err
 				}
 				target = dst.addChild(name, file, k.Line)
@@ -495,8 +547,9 @@ func (l *loader) includeValue(file string, k, v *yaml.Node, dst *Node) error {
 		return l.include(v.Value, dst, at)
 	case yaml.SequenceNode:
 		for _, e := range v.Content {
-			if e.Kind == yaml.AliasNode && e.Alias != nil {
-				e = e.Alias
+			e, err := l.deref(file, e)
+			if err != nil {
+				return err
 			}
 			if e.Kind != yaml.ScalarNode {
 				return &Error{File: file, Line: e.Line, Msg: "include: list entries must be file names"}
@@ -536,7 +589,7 @@ func (l *loader) walkCreate(file string, line int, dst *Node, key string) (*Node
 			}
 			next := cur.Child(seg)
 			if next == nil {
-				if err := l.count(file, line); err != nil {
+				if err := l.count(file, line, seg); err != nil {
 					return nil, err
 				}
 				next = cur.addChild(seg, file, line)
@@ -552,17 +605,18 @@ func (l *loader) walkCreate(file string, line int, dst *Node, key string) (*Node
 
 // assign makes the YAML value v the value of n (n has just been created or reset).
 func (l *loader) assign(file string, v *yaml.Node, n *Node) error {
-	if v.Kind == yaml.AliasNode {
-		if v.Alias == nil {
-			return &Error{File: file, Line: v.Line, Msg: "alias to nothing"}
-		}
-		v = v.Alias
+	v, err := l.deref(file, v)
+	if err != nil {
+		return err
 	}
 	switch v.Kind {
 	case yaml.ScalarNode:
 		if v.Tag == "!include" && !isNullScalar(v) {
 			n.reset(MappingNode, file, v.Line)
 			return l.includeInto(file, v, n)
+		}
+		if err := l.charge(file, v.Line, len(v.Value)); err != nil {
+			return err
 		}
 		n.Kind = ScalarNode
 		n.Value = v.Value
@@ -589,12 +643,14 @@ func (l *loader) includeInto(file string, v *yaml.Node, n *Node) error {
 
 // fillSequence appends the entries of the YAML list v to the (empty) sequence n.
 func (l *loader) fillSequence(file string, v *yaml.Node, n *Node) error {
+	defer l.enter(v)()
 	for i, e := range v.Content {
 		line := e.Line
-		if err := l.count(file, line); err != nil {
+		name := strconv.Itoa(i)
+		if err := l.count(file, line, name); err != nil {
 			return err
 		}
-		c := n.addChild(strconv.Itoa(i), file, line)
+		c := n.addChild(name, file, line)
 		if err := l.assign(file, e, c); err != nil {
 			return err
 		}

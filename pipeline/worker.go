@@ -513,6 +513,12 @@ func collectStats(workers []*worker, cfg *Config) *output.Stats {
 		s.Set("detect.candidates.total", cands)
 		s.Set("detect.candidates.max", candsMax)
 	}
+	if pcreTimeouts+pcreRefused > 0 {
+		// Meerkat's own (Suricata 8.0.6 counts no pcre match-limit hits; named like its
+		// detect.lua.*_limit_errors), left out while zero so stats keep Suricata's keys.
+		s.Set("detect.pcre.time_limit_errors", pcreTimeouts)
+		s.Set("detect.pcre.budget_limit_errors", pcreRefused)
+	}
 	if cfg.IPS || cfg.Firewall {
 		ips.each(s.Set, cfg.Firewall)
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp/syntax"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dlclark/regexp2/v2"
@@ -14,15 +15,30 @@ import (
 )
 
 // PCREMatchTimeout bounds one evaluation of a backtracking (regexp2) expression; a timeout is
-// a matching error, which Suricata treats as no match (like exceeding pcre.match-limit).
+// a matching error, which Suricata treats as no match (like exceeding pcre.match-limit): the
+// pcre, negated or not, does not match, so neither does the rule on that packet.
 var PCREMatchTimeout = 50 * time.Millisecond
 
 // PCREPacketBudget bounds the time backtracking (regexp2) expressions may take on one packet,
-// over every rule (State.StartPacket starts a packet): once it is spent, the packet's further
+// over every rule (State.StartPacket starts a packet): each evaluation may take at most what
+// is left of it (or PCREMatchTimeout, if less), and once it is spent the packet's further
 // regexp2 evaluations are matching errors, so a hostile payload cannot hold a worker for
 // PCREMatchTimeout times every such rule and retry. Suricata bounds each evaluation by
 // pcre.match-limit steps instead, which Go's regexp2 cannot count.
 var PCREPacketBudget = 100 * time.Millisecond
+
+// pcreClockPeriod is how often regexp2's timeout clock ticks. regexp2 checks a deadline
+// against a clock a background goroutine advances (while timeouts are in use, and for a
+// second after), and sets the deadline one period beyond the timeout; at its default of
+// 100 ms a 50 ms timeout stopped an evaluation after 150-200 ms. At 1 ms both bounds hold to
+// within a few milliseconds, for a wake-up per millisecond while regexp2 expressions run.
+const pcreClockPeriod = time.Millisecond
+
+func init() { regexp2.SetTimeoutCheckPeriod(pcreClockPeriod) }
+
+// timedCopies is how many whole-millisecond timeouts (1 ms up to this) a regexp2 expression
+// keeps a copy for, see (*regex).timed.
+const timedCopies = 64
 
 // Engine names reported by (*Program).Engines.
 const (
@@ -40,6 +56,9 @@ type regex struct {
 	caretOnly bool // the expression can only match at the start of the subject
 	// regexp2
 	re2 *regexp2.Regexp
+	// re2ms[i] is re2 with a MatchTimeout of i+1 ms, made on first use: an evaluation the
+	// packet's remaining budget cuts short runs on one (see timed).
+	re2ms *[timedCopies]atomic.Pointer[regexp2.Regexp]
 }
 
 var regexCache sync.Map // "flags/pattern" -> *regex
@@ -123,7 +142,7 @@ func buildRegex(a *rules.PCRE) (*regex, error) {
 		return nil, &PCREError{Pattern: a.Pattern, Reason: err.Error()}
 	}
 	re2.MatchTimeout = PCREMatchTimeout
-	return &regex{engine: EngineRegexp2, re2: re2}, nil
+	return &regex{engine: EngineRegexp2, re2: re2, re2ms: new([timedCopies]atomic.Pointer[regexp2.Regexp])}, nil
 }
 
 // find searches subj from start. res is 1 (match at [s,e)), 0 (no match) or -1 (error).
@@ -193,11 +212,40 @@ func byteIndex(conv []byte, i int) int {
 	return n
 }
 
+// timed returns r.re2 with a MatchTimeout of d, a whole number of milliseconds. The
+// MatchTimeout of a Regexp is read by every evaluation, which the workers share, so it is
+// never changed: a shallow copy with another timeout shares the compiled program and runner
+// pool (regexp2 passes the timeout to each run), and is made once per timeout and kept.
+func (r *regex) timed(d time.Duration) *regexp2.Regexp {
+	if d == r.re2.MatchTimeout {
+		return r.re2
+	}
+	ms := int(d / time.Millisecond)
+	if ms < 1 || ms > len(r.re2ms) {
+		c := *r.re2
+		c.MatchTimeout = d
+		return &c
+	}
+	slot := &r.re2ms[ms-1]
+	if re := slot.Load(); re != nil {
+		return re
+	}
+	c := *r.re2
+	c.MatchTimeout = d
+	slot.CompareAndSwap(nil, &c)
+	return slot.Load()
+}
+
 func (r *regex) find2(subj []byte, start int, st *State) (int, int, int) {
-	if st.re2Spent >= PCREPacketBudget {
+	// The evaluation may take PCREMatchTimeout, or what is left of the packet's budget if
+	// less; the timeout is cut to whole milliseconds (regexp2's clock ticks about every
+	// millisecond), and a budget with less than one left is spent.
+	timeout := min(PCREMatchTimeout, PCREPacketBudget-st.re2Spent).Truncate(time.Millisecond)
+	if timeout <= 0 {
 		st.PCREBudgetHits++
 		return 0, 0, -1
 	}
+	re2 := r.timed(timeout)
 	if cap(st.runes) < len(subj) {
 		st.runes = make([]rune, len(subj), len(subj)+len(subj)/2)
 	}
@@ -206,7 +254,7 @@ func (r *regex) find2(subj []byte, start int, st *State) (int, int, int) {
 		rs[i] = rune(c)
 	}
 	t0 := time.Now()
-	m, err := r.re2.FindRunesMatchStartingAt(rs, start)
+	m, err := re2.FindRunesMatchStartingAt(rs, start)
 	st.re2Spent += time.Since(t0)
 	if err != nil {
 		st.PCRETimeouts++
