@@ -255,10 +255,13 @@ func (c *flagsCheck) match(in *Input) bool {
 	if !p.IsTCP() {
 		return false
 	}
-	return flagsMatch(p.TCPFlags, c.mod, c.flags, c.mask)
+	return FlagsMatch(p.TCPFlags, c.mod, c.flags, c.mask)
 }
 
-func flagsMatch(pflags uint8, mod byte, dflags, mask uint8) bool {
+// FlagsMatch is Suricata's FlagsMatch: whether TCP flags pflags satisfy the tcp.flags
+// condition dflags with modifier mod ('*', '+', '!' or 0) and mask (the flags not ignored).
+// The header witness index (prefilter/header) tabulates it, so both read the same rule.
+func FlagsMatch(pflags uint8, mod byte, dflags, mask uint8) bool {
 	if dflags == 0 && pflags != 0 {
 		return mod == '!'
 	}
@@ -433,16 +436,22 @@ func (c *fragbitsCheck) match(in *Input) bool {
 	if p.IPVersion != 4 {
 		return false
 	}
-	pb := p.IPv4Flags & (decode.IPv4FlagMF | decode.IPv4FlagDF | decode.IPv4FlagRF)
-	switch c.mod {
+	return FragbitsMatch(p.IPv4Flags&(decode.IPv4FlagMF|decode.IPv4FlagDF|decode.IPv4FlagRF), c.mod, c.bits)
+}
+
+// FragbitsMatch is Suricata's FragBitsMatch: whether an IPv4 packet's fragment bits pb (MF,
+// DF, RF) satisfy the fragbits condition bits with modifier mod ('*', '+', '!' or 0). The
+// header witness index (prefilter/header) tabulates it.
+func FragbitsMatch(pb, mod, bits uint8) bool {
+	switch mod {
 	case '*':
-		return pb&c.bits != 0
+		return pb&bits != 0
 	case '+':
-		return pb&c.bits == c.bits && pb-c.bits > 0
+		return pb&bits == bits && pb-bits > 0
 	case '!':
-		return pb&c.bits != c.bits
+		return pb&bits != bits
 	}
-	return pb == c.bits
+	return pb == bits
 }
 
 // fragoffsetCheck is fragoffset: IPv4 compares the raw 13-bit field, IPv6 the fragment

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/detect/match"
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
@@ -181,14 +182,14 @@ func candidate(o *rules.Option) (cand, string) {
 		}
 		flags, mask := tf.Flags, ^tf.Ignore
 		c.f = fFlags
-		c.ivs = enumerate(255, func(v uint32) bool { return flagsMatch(uint8(v), mod, flags, mask) })
+		c.ivs = enumerate(255, func(v uint32) bool { return match.FlagsMatch(uint8(v), mod, flags, mask) })
 	case "fragbits":
 		mod, b, ok := parseFragbits(o.Value)
 		if !ok {
 			return c, "invalid value"
 		}
 		c.f = fFragbits
-		c.ivs = enumerate(7, func(v uint32) bool { return fragbitsMatch(uint8(v), mod, b) })
+		c.ivs = enumerate(7, func(v uint32) bool { return match.FragbitsMatch(uint8(v), mod, b) })
 	case "tos":
 		neg, tos, ok := parseTOS(o.Value, o.Negated)
 		if !ok {
@@ -372,23 +373,6 @@ func max32(a, b uint32) uint32 {
 	return b
 }
 
-// flagsMatch is tcp.flags (Suricata's FlagsMatch, as detect/match evaluates it).
-func flagsMatch(pflags uint8, mod byte, dflags, mask uint8) bool {
-	if dflags == 0 && pflags != 0 {
-		return mod == '!'
-	}
-	f := pflags & mask
-	switch mod {
-	case '*':
-		return f&dflags != 0
-	case '+':
-		return f&dflags == dflags
-	case '!':
-		return f&dflags != dflags
-	}
-	return f == dflags
-}
-
 // parseFragbits reads a fragbits value as detect/match does.
 func parseFragbits(v string) (mod, b uint8, ok bool) {
 	s := strings.TrimSpace(v)
@@ -408,19 +392,6 @@ func parseFragbits(v string) (mod, b uint8, ok bool) {
 		}
 	}
 	return mod, b, b != 0
-}
-
-// fragbitsMatch is Suricata's FragBitsMatch on the packet's fragment bits pb.
-func fragbitsMatch(pb, mod, b uint8) bool {
-	switch mod {
-	case '*':
-		return pb&b != 0
-	case '+':
-		return pb&b == b && pb-b > 0
-	case '!':
-		return pb&b != b
-	}
-	return pb == b
 }
 
 // parseFragoffset reads a fragoffset value as detect/match does.
