@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
-	"strings"
 
 	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/decode"
@@ -104,13 +103,7 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 			c.toFlow = true
 		}
 	}
-	c.severity = 3
-	if cl, ok := e.cfg.Classifications[strings.ToLower(r.Classtype)]; ok {
-		c.severity = cl.Priority
-	}
-	if r.Priority > 0 {
-		c.severity = r.Priority
-	}
+	c.severity = r.Severity(e.cfg.Classifications)
 	out := []*Rule{c}
 	if h.Direction == rules.DirBoth && !sameSides(h) {
 		rev := *c

@@ -141,7 +141,7 @@ func policyRules(fw *fwProgram, nRules uint32) [firewall.TablePacketFilter + 1]*
 			continue
 		}
 		// iid 0: Suricata's policy signature is zeroed memory, so it sorts first in its table.
-		out[t] = &Rule{IID: 0, Action: pol.Action, fw: true, table: t, scope: pol.Scope, severity: 3,
+		out[t] = &Rule{IID: 0, Action: pol.Action, fw: true, table: t, scope: pol.Scope, severity: rules.DefaultSeverity,
 			logID: nRules + uint32(t)}
 	}
 	return out

@@ -32,17 +32,13 @@ type RuleFirewall struct {
 // action gives, metadata and references, and the firewall fields. act is the rule's action as
 // the detection engine compiled it.
 func RuleAlert(r *rules.Rule, act alert.Action, fw RuleFirewall, cfg *RuleAlertConfig) Alert {
-	a := Alert{GID: r.GID, SID: r.SID, Rev: r.Rev, Msg: r.Msg, Severity: 3, TxID: -1,
+	a := Alert{GID: r.GID, SID: r.SID, Rev: r.Rev, Msg: r.Msg, Severity: r.Severity(cfg.Classifications), TxID: -1,
 		Drop: act&alert.ActionDrop != 0, Target: r.Target}
 	if r.GID == 0 {
 		a.GID = 1
 	}
 	if cl, ok := cfg.Classifications[strings.ToLower(r.Classtype)]; ok {
 		a.Category = cl.Description
-		a.Severity = cl.Priority
-	}
-	if r.Priority > 0 {
-		a.Severity = r.Priority
 	}
 	a.Blocked = act&(alert.ActionReject|alert.ActionRejectDst|alert.ActionRejectBoth) != 0 ||
 		act&alert.ActionDrop != 0 && cfg.IPS
@@ -74,7 +70,7 @@ func RuleAlert(r *rules.Rule, act alert.Action, fw RuleFirewall, cfg *RuleAlertC
 // synthetic policy signature, AddPktPolicySignature): gid:sid:rev as firewall.Policy* name
 // them, the policy's hook and action.
 func PolicyAlert(gid, sid, rev uint32, msg string, act alert.Action, fw RuleFirewall) Alert {
-	return Alert{GID: gid, SID: sid, Rev: rev, Msg: msg, Severity: 3, TxID: -1,
+	return Alert{GID: gid, SID: sid, Rev: rev, Msg: msg, Severity: rules.DefaultSeverity, TxID: -1,
 		Drop:    act&alert.ActionDrop != 0,
 		Blocked: act&(alert.ActionDrop|alert.ActionReject|alert.ActionRejectDst|alert.ActionRejectBoth) != 0,
 		Engine:  "fw", FirewallHook: fw.Hook, FirewallPolicy: fw.Policy}
