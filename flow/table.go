@@ -23,6 +23,10 @@ type Config struct {
 	VLANTracking bool
 	// Midstream lets a TCP session start on any packet, not only on a SYN.
 	Midstream bool
+	// ExternalTCP leaves TCP session tracking to the stream engine: the table keeps counters,
+	// direction and timeouts, and the stream engine sets the TCP state (SetTCPState), the
+	// packet's established flag (SetPacketEstablished), then calls Refresh.
+	ExternalTCP bool
 	// OnEnd is called for every flow that ends (timeout, shutdown), before it is recycled.
 	// The Flow must not be kept after the call returns.
 	OnEnd func(f *Flow)
@@ -210,7 +214,7 @@ func (t *Table) Packet(p *decode.Packet) (*Flow, Direction) {
 	// building and hashing the key.
 	if f := t.last; f != nil && t.now <= f.timeoutAt && t.samePacketFlow(f, p) {
 		dir := f.direction(p)
-		f.update(p, ts, dir, t.cfg.Midstream)
+		f.update(p, ts, dir, &t.cfg)
 		f.timeoutAt = f.LastUnixNano + int64(t.timeout(f, false))
 		t.touch(f)
 		return f, dir
@@ -236,7 +240,7 @@ func (t *Table) Packet(p *decode.Packet) (*Flow, Direction) {
 		t.flows.insert(f)
 	}
 	dir := f.direction(p)
-	f.update(p, ts, dir, t.cfg.Midstream)
+	f.update(p, ts, dir, &t.cfg)
 	f.timeoutAt = f.LastUnixNano + int64(t.timeout(f, false))
 	t.touch(f)
 	t.last = f
@@ -331,7 +335,7 @@ func (f *Flow) direction(p *decode.Packet) Direction {
 	return ToClient
 }
 
-func (f *Flow) update(p *decode.Packet, ts int64, dir Direction, midstream bool) {
+func (f *Flow) update(p *decode.Packet, ts int64, dir Direction, cfg *Config) {
 	if ts > f.LastUnixNano {
 		f.LastUnixNano = ts
 	}
@@ -357,13 +361,16 @@ func (f *Flow) update(p *decode.Packet, ts int64, dir Direction, midstream bool)
 		}
 	}
 	if f.Proto == decode.ProtoTCP {
+		if cfg.ExternalTCP {
+			return // the stream engine decides the TCP state and the established flag
+		}
 		// As in Suricata, "established" is decided before the stream engine sees the packet:
 		// the ACK that completes the handshake is not established yet, unless it carries data.
 		f.pktEstablished = f.State == StateEstablished || f.TCP.Session && f.TCP.State >= TCPEstablished
 		// A packet of a dropped flow never reaches the stream engine (FlowWorker skips it).
 		if p.IsTCP() && !p.L4ChecksumBad && f.Action != ActionDrop {
 			before := f.TCP.State
-			f.trackTCP(p, dir, midstream)
+			f.trackTCP(p, dir, cfg.Midstream)
 			if before == TCPSynRecv && f.TCP.State >= TCPEstablished && len(p.Payload) > 0 {
 				f.pktEstablished = true
 			}
@@ -505,6 +512,13 @@ func timeoutClass(f *Flow) uint8 {
 
 // touch keeps f in the list of its timeout class after a packet: a new flow, or one whose
 // state changed class, is queued at the tail; otherwise nothing moves (see sweep).
+// Refresh recomputes f's timeout after the stream engine changed its state (ExternalTCP):
+// the flow table computed it before the stream engine saw the packet.
+func (t *Table) Refresh(f *Flow) {
+	f.timeoutAt = f.LastUnixNano + int64(t.timeout(f, false))
+	t.touch(f)
+}
+
 func (t *Table) touch(f *Flow) {
 	c := timeoutClass(f)
 	if f.listed && c == f.class {

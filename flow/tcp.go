@@ -161,3 +161,31 @@ func (f *Flow) setTCPState(s TCPSessionState) {
 		f.State = StateClosed
 	}
 }
+
+// SetTCPState is how the stream engine (flow.Config.ExternalTCP) records the session state:
+// it sets f.TCP.State and the flow state its timeouts and EVE use (Suricata's
+// StreamTcpPacketSetState: established for ESTABLISHED, FIN_WAIT1/2, CLOSING, CLOSE_WAIT;
+// closed for LAST_ACK, TIME_WAIT, CLOSED).
+func (f *Flow) SetTCPState(s TCPSessionState) {
+	f.TCP.Session = s != TCPNone
+	f.setTCPState(s)
+}
+
+// SetPacketEstablished sets what PacketEstablished reports for the current packet
+// (FLOW_PKT_ESTABLISHED, decided by the stream engine).
+func (f *Flow) SetPacketEstablished(est bool) { f.pktEstablished = est }
+
+// Reverse swaps the flow's client and server, and the counters of the packet just
+// accounted, as Suricata does when the stream engine picks a session up from a SYN/ACK (the
+// SYN/ACK's sender is the server): the packet that created the flow becomes a to_client
+// packet.
+func (f *Flow) Reverse() {
+	f.SrcIP, f.DstIP = f.DstIP, f.SrcIP
+	f.SrcPort, f.DstPort = f.DstPort, f.SrcPort
+	f.PktsToServer, f.PktsToClient = f.PktsToClient, f.PktsToServer
+	f.BytesToServer, f.BytesToClient = f.BytesToClient, f.BytesToServer
+	f.SeenToServer, f.SeenToClient = f.SeenToClient, f.SeenToServer
+	f.TCP.ClientFlags, f.TCP.ServerFlags = f.TCP.ServerFlags, f.TCP.ClientFlags
+	f.ICMPType, f.RespICMPType = f.RespICMPType, f.ICMPType
+	f.ICMPCode, f.RespICMPCode = f.RespICMPCode, f.ICMPCode
+}
