@@ -35,14 +35,18 @@ type Source uint8
 
 // Packet sources.
 const (
-	SourceWire   Source = iota // read from the capture
-	SourceDefrag               // rebuilt from IP fragments
+	SourceWire              Source = iota // read from the capture
+	SourceDefrag                          // rebuilt from IP fragments
+	SourceStreamFlowTimeout               // a flow-end pseudo packet of the stream engine
 )
 
 // String returns the EVE `pkt_src` value.
 func (s Source) String() string {
-	if s == SourceDefrag {
+	switch s {
+	case SourceDefrag:
 		return "defrag"
+	case SourceStreamFlowTimeout:
+		return "stream (flow timeout)"
 	}
 	return "wire/pcap"
 }
@@ -186,6 +190,10 @@ type Packet struct {
 
 	// Events records the decoder events raised for this packet.
 	Events EventSet
+	// StreamAdded is Suricata's PKT_STREAM_ADD: the stream engine added the payload to the
+	// session's stream. StreamData is PKT_DETECT_HAS_STREAMDATA: raw stream data is inspected
+	// with this packet. Both are set after decoding, by the stream stage.
+	StreamAdded, StreamData bool
 	// Invalid is set when a layer failed to decode (Suricata's PKT_IS_INVALID): the fields of
 	// that layer and of the layers above it are left empty.
 	Invalid bool
@@ -211,3 +219,7 @@ func (p *Packet) IsICMP() bool {
 func (p *Packet) HasPorts() bool {
 	return p.HasL4 && (p.IPProto == ProtoTCP || p.IPProto == ProtoUDP || p.IPProto == ProtoSCTP)
 }
+
+// Pseudo reports whether p is a pseudo packet the stream engine made at flow end
+// (Suricata's PKT_PSEUDO_STREAM_END): it has no payload and no pcap_cnt.
+func (p *Packet) Pseudo() bool { return p.Source == SourceStreamFlowTimeout }

@@ -66,6 +66,7 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 		}
 		c.needPayload = true
 	}
+	c.stream = streamModeOf(r)
 	for _, o := range r.Matches {
 		if o.Name != "dsize" {
 			continue

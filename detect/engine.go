@@ -98,6 +98,8 @@ type Rule struct {
 	// :flow scope, or auto scope for IP-only, like-IP-only, PD-only and app-layer types; stream
 	// and packet types act on the packet, since this engine's matches are never stateful yet).
 	toFlow bool
+	// stream is how the rule's payload content meets TCP data (streamMode).
+	stream streamMode
 	// ruleHeader is what the rule's header requires of a packet (headerMatch).
 	ruleHeader
 	match   *match.Matcher

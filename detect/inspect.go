@@ -27,8 +27,12 @@ type ThreadCtx struct {
 	// (nil without a flow); begin sets fs and in for each packet.
 	flows *FlowStates
 	fs    *flowState
-	bbuf  []uint64 // broad-rule index result
-	hbuf  []uint64 // header witness index result
+	// chunks is the raw stream data the packet inspects (SetStream); streamMatched records
+	// that the rule just evaluated matched on it (its alert gets alert.FlagStreamMatch).
+	chunks        [][]byte
+	streamMatched bool
+	bbuf          []uint64 // broad-rule index result
+	hbuf          []uint64 // header witness index result
 	// Verdict is the packet's action in firewall mode (p->action and its drop reason); the
 	// hooks and the main inspection of one packet add to it, StartPacket clears it.
 	Verdict alert.PacketVerdict
@@ -252,10 +256,14 @@ func (e *Engine) walkTD(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, iid int, 
 // matches evaluates rule r in full on p (tc.in must be set up) and, when it matches, runs its
 // post-match keywords.
 func (r *Rule) matches(tc *ThreadCtx, p *decode.Packet) bool {
+	tc.streamMatched = false
+	if p.Pseudo() && !r.stream.requireStream {
+		return false // a flow-end pseudo packet runs stream rules only (SIG_TYPE_PKT skipped)
+	}
 	if !r.headerMatch(p) || !r.match.Match(&tc.in) {
 		return false
 	}
-	if r.payload != nil && !r.payload.Inspect(p.Payload, tc.pst) {
+	if r.payload != nil && !r.payloadMatches(tc, p) {
 		return false
 	}
 	r.post.Apply(&tc.in)
@@ -268,6 +276,10 @@ func (e *Engine) addTD(tc *ThreadCtx, r *Rule, p *decode.Packet, f *flow.Flow) {
 	en := alert.Entry{IID: r.IID, Action: r.Action, TxID: alert.NoTx}
 	if r.toFlow {
 		en.Flags |= alert.FlagApplyToFlow
+	}
+	if tc.streamMatched {
+		en.Flags |= alert.FlagStreamMatch
+		tc.streamMatched = false
 	}
 	disp := alert.Matched
 	if e.thresholds.HasRate(r.IID) {
@@ -318,7 +330,8 @@ func (r *ruleHeader) headerMatch(p *decode.Packet) bool {
 	if r.ipv4Only && p.IPVersion != 4 || r.ipv6Only && p.IPVersion != 6 {
 		return false
 	}
-	if r.needPayload && len(p.Payload) == 0 || r.needNoPayload && len(p.Payload) > 0 {
+	// Suricata's packet mask counts raw stream data to inspect as payload (PacketCreateMask).
+	if hasPayload := len(p.Payload) > 0 || p.StreamData; r.needPayload && !hasPayload || r.needNoPayload && hasPayload {
 		return false
 	}
 	if !r.anyProto && (!r.hasProto(p.IPProto) || !p.HasL4) {

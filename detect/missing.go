@@ -13,8 +13,8 @@ import (
 // transactional direction. A rule with any of them is not loaded, so nothing runs
 // half-evaluated. Its Error text is the reason the loader prints.
 type Missing struct {
-	// Kind is what is missing: "app-layer protocol", "keyword", "decode-event" (an event
-	// Meerkat's decoder does not raise), "firewall app-layer hook" or "direction".
+	// Kind is what is missing: "app-layer protocol", "keyword", "decode-event" or
+	// "stream-event" (an event Meerkat's decoder or stream engine does not raise), "firewall app-layer hook" or "direction".
 	Kind string
 	// Name names it: the protocol ("http"), the keyword ("http.uri"), the hook
 	// ("http1:request_line") or "=>".
@@ -96,11 +96,11 @@ func missing(r *rules.Rule, firstOnly bool) []Missing {
 		}
 	}
 	for _, o := range r.Matches {
-		if o.Name != "decode-event" {
+		if o.Name != "decode-event" && o.Name != "stream-event" {
 			continue
 		}
 		if _, ok := match.DecodeEvent(o); !ok {
-			if add(Missing{"decode-event", strings.ToLower(o.Value)}) {
+			if add(Missing{o.Name, strings.ToLower(o.Value)}) {
 				return out
 			}
 		}

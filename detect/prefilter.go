@@ -286,26 +286,41 @@ func (pf *prefilterIndex) collect(tc *ThreadCtx, p *decode.Packet, dir flow.Dire
 	if !p.Events.Empty() && pf.hasEventRules { // the packet's events first: they sit in a hot line
 		pf.addEventRules(cs, &p.Events)
 	}
-	if len(p.Payload) == 0 || len(pf.sgh.dbs) == 0 {
+	if len(p.Payload) == 0 && !p.StreamData || len(pf.sgh.dbs) == 0 {
 		return tc.counted()
 	}
 	if g := pf.groupFor(p, dir); g.db != nil {
-		tc.MPMScans++
-		n, err := tc.scanner.Scan(g.db, p.Payload, tc.hits) // overflow cannot happen: hits holds every id
-		if err != nil {
-			// A failed scan must not read as "no pattern here": every rule of the group becomes
-			// a candidate and its full match decides.
-			tc.MPMErrors++
-			n = len(g.patternRules) // hits holds the most ids of any group
-			for id := range n {
-				tc.hits[id] = uint32(id)
-			}
+		// The packet payload, and the raw stream data the packet inspects (Suricata's
+		// PrefilterPktPayload and PrefilterPktStream over one pattern store).
+		if len(p.Payload) > 0 {
+			pf.scan(tc, g, p.Payload)
 		}
-		for _, id := range tc.hits[:n] {
-			for _, iid := range g.patternRules[id] {
-				cs.Add(int(iid))
+		if p.StreamData {
+			for _, c := range tc.chunks {
+				pf.scan(tc, g, c)
 			}
 		}
 	}
 	return tc.counted()
+}
+
+// scan runs group g's database over data and adds the rules of the patterns found.
+func (pf *prefilterIndex) scan(tc *ThreadCtx, g *mpmGroup, data []byte) {
+	cs := tc.cands
+	tc.MPMScans++
+	n, err := tc.scanner.Scan(g.db, data, tc.hits) // overflow cannot happen: hits holds every id
+	if err != nil {
+		// A failed scan must not read as "no pattern here": every rule of the group becomes
+		// a candidate and its full match decides.
+		tc.MPMErrors++
+		n = len(g.patternRules) // hits holds the most ids of any group
+		for id := range n {
+			tc.hits[id] = uint32(id)
+		}
+	}
+	for _, id := range tc.hits[:n] {
+		for _, iid := range g.patternRules[id] {
+			cs.Add(int(iid))
+		}
+	}
 }

@@ -30,6 +30,11 @@ type Config struct {
 	// OnEnd is called for every flow that ends (timeout, shutdown), before it is recycled.
 	// The Flow must not be kept after the call returns.
 	OnEnd func(f *Flow)
+	// Defer, when set, is asked about every ending flow; true keeps the flow (out of the
+	// index, with its slot) until FinishEnded, which calls OnEnd then recycles it. The stream
+	// engine's flow-end pseudo packets run there, after the packet being handled, so they do
+	// not run in the middle of it.
+	Defer func(f *Flow) bool
 }
 
 // FlowSize is the memory one flow accounts for against flow.memcap.
@@ -79,7 +84,8 @@ type Table struct {
 	now      int64 // latest packet time seen, Unix nanoseconds
 	nextScan int64
 	lists    [12]flowList
-	last     *Flow // the flow of the previous packet
+	last     *Flow   // the flow of the previous packet
+	ending   []*Flow // flows ended and kept by Config.Defer until FinishEnded
 	// slots is how many Flows the table has allocated (the next slot); serial numbers the
 	// flows it has started.
 	slots    uint32
@@ -560,10 +566,30 @@ func (t *Table) end(f *Flow) {
 	}
 	t.flows.remove(f)
 	t.Counters.Active--
+	if t.cfg.Defer != nil && t.cfg.Defer(f) {
+		t.ending = append(t.ending, f)
+		return
+	}
 	if t.cfg.OnEnd != nil {
 		t.cfg.OnEnd(f)
 	}
 	t.free = append(t.free, f)
+}
+
+// Ending reports whether flows ended and wait for FinishEnded (Config.Defer).
+func (t *Table) Ending() bool { return len(t.ending) > 0 }
+
+// FinishEnded ends the flows Config.Defer kept: OnEnd, then recycling, in the order they ended.
+func (t *Table) FinishEnded() {
+	for i := 0; i < len(t.ending); i++ {
+		f := t.ending[i]
+		t.ending[i] = nil
+		if t.cfg.OnEnd != nil {
+			t.cfg.OnEnd(f)
+		}
+		t.free = append(t.free, f)
+	}
+	t.ending = t.ending[:0]
 }
 
 // Shutdown ends every flow left in the table with reason "shutdown", as Suricata does at the

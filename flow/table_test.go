@@ -347,3 +347,27 @@ func TestTimeJumpBack(t *testing.T) {
 		t.Errorf("after a jump back: %d packets to server, established %v", f.PktsToServer, f.PacketEstablished())
 	}
 }
+
+// TestDeferEnd checks that a deferred flow leaves the index at once, keeps its slot until
+// FinishEnded, and is then handed to OnEnd and recycled.
+func TestDeferEnd(t *testing.T) {
+	var ended []*Flow
+	cfg := testConfig()
+	cfg.OnEnd = func(f *Flow) { ended = append(ended, f) }
+	cfg.Defer = func(f *Flow) bool { return true }
+	tb := NewTable(cfg, 16, 0)
+	p := udpPkt("10.0.0.1", "10.0.0.2", 1000, 53, 0)
+	f, _ := tb.Packet(p)
+	slot := f.Slot()
+	tb.Shutdown()
+	if len(ended) != 0 || !tb.Ending() {
+		t.Fatalf("deferred flow ended at once (%d) or not kept (%v)", len(ended), tb.Ending())
+	}
+	if g, _ := tb.Packet(p); g == f || g.Slot() == slot {
+		t.Fatalf("a deferred flow's slot was reused before FinishEnded")
+	}
+	tb.FinishEnded()
+	if len(ended) != 1 || ended[0] != f || tb.Ending() {
+		t.Fatalf("FinishEnded: ended %d flows", len(ended))
+	}
+}

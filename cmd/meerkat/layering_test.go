@@ -15,7 +15,8 @@ var stages = map[string]int{
 	"decode": 0, "config": 0, "rules": 0, "alert": 0,
 	"capture": 1,
 	"defrag":  2, "flow": 2,
-	// stage 3: stream; stage 4: applayer and applayer/<proto> (to come).
+	"stream": 3,
+	// stage 4: applayer and applayer/<proto> (to come).
 	"prefilter/candidates": 5, "prefilter/hs": 5, "prefilter/broad": 5, "prefilter/header": 5,
 	"detect": 5, "detect/match": 5, "detect/payload": 5, "detect/threshold": 5, "firewall": 5,
 	"reject":      6,
@@ -31,6 +32,7 @@ var stages = map[string]int{
 var forbidden = map[string][]string{
 	"detect": {"output"},
 	"flow":   {"rules", "detect", "detect/match", "detect/payload", "detect/threshold", "prefilter/broad"},
+	"stream": {"rules", "detect", "detect/match", "detect/payload", "prefilter/broad"},
 }
 
 // TestImportDirection reads the module's import graph (go list, non-test imports) and fails

@@ -37,6 +37,8 @@ var compilers = map[string]compileFunc{
 	"udpv4-csum": compileCsum, "udpv6-csum": compileCsum, "icmpv4-csum": compileCsum,
 	"icmpv6-csum":  compileCsum,
 	"decode-event": compileEvent,
+	"stream-event": compileEvent,
+	"stream_size":  compileStreamSize,
 	"vlan.id":      compileVLAN,
 	"ipopts":       compileIPOpts,
 	"fragbits":     func(o *rules.Option, _ *Names) (check, error) { return checkOrErr(parseFragbits(o.Value)) },
@@ -617,11 +619,76 @@ func (c *vlanCheck) match(in *Input) bool {
 // decoder never raises it (a layer it does not decode, or an event it has no counterpart of),
 // so that such a rule is refused rather than loaded to never match.
 func DecodeEvent(o *rules.Option) (e decode.Event, ok bool) {
-	if o.Name != "decode-event" {
+	switch o.Name {
+	case "decode-event":
+		e, ok = decode.EventByName(o.Value)
+	case "stream-event":
+		e, ok = decode.EventByName("stream." + streamEventAlias(o.Value))
+	default:
 		return decode.EventNone, false
 	}
-	e, ok = decode.EventByName(o.Value)
 	return e, ok && e.Raised()
+}
+
+// streamEventAlias maps the long spellings Suricata accepts to the event names.
+func streamEventAlias(name string) string {
+	switch name {
+	case "est_synack_resend_with_different_ack":
+		return "est_synack_resend_with_diff_ack"
+	case "3whs_synack_resend_with_different_ack":
+		return "3whs_synack_resend_with_diff_ack"
+	}
+	return name
+}
+
+// streamSizeCheck is stream_size (Suricata's DetectStreamSizeMatchAux): next_seq - ISN of
+// the server, the client, both or either, compared with the value; no TCP session, no match.
+type streamSizeCheck struct {
+	server, client bool // which sides are compared
+	both           bool // both must hold (else either)
+	m              rules.IntMatch
+}
+
+func (c *streamSizeCheck) match(in *Input) bool {
+	if !in.Session || !in.P.IsTCP() {
+		return false
+	}
+	s := c.server && c.m.Match(uint64(in.ServerSize))
+	cl := c.client && c.m.Match(uint64(in.ClientSize))
+	switch {
+	case c.server && c.client && c.both:
+		return s && cl
+	case c.server && c.client:
+		return s || cl
+	case c.server:
+		return s
+	}
+	return cl
+}
+
+func compileStreamSize(o *rules.Option, _ *Names) (check, error) {
+	parts := strings.Split(o.Value, ",")
+	if len(parts) != 3 {
+		return nil, badArg(o)
+	}
+	v, err := strconv.ParseUint(parts[2], 10, 32)
+	if err != nil {
+		return nil, badArg(o)
+	}
+	c := &streamSizeCheck{m: rules.IntMatch{Op: parts[1], A: v}}
+	switch parts[0] {
+	case "server":
+		c.server = true
+	case "client":
+		c.client = true
+	case "both":
+		c.server, c.client, c.both = true, true, true
+	case "either":
+		c.server, c.client = true, true
+	default:
+		return nil, badArg(o)
+	}
+	return c, nil
 }
 
 // eventCheck is decode-event: the packet carries the event (Suricata's DetectEngineEventMatch).

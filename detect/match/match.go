@@ -54,6 +54,10 @@ type Input struct {
 	F     *flow.Flow     // nil for packets without a flow
 	Dir   flow.Direction // meaningful when F != nil
 	Hosts *HostTable     // xbits/hostbits storage (may be nil: then those keywords never match / do nothing)
+	// Session says the packet's flow has a TCP session in the stream engine; ClientSize and
+	// ServerSize are then next_seq - ISN of each side after this packet (stream_size).
+	Session                bool
+	ClientSize, ServerSize uint32
 }
 
 // notSupported is the error for a keyword this package cannot evaluate.

@@ -593,7 +593,6 @@ func TestHostTableLimit(t *testing.T) {
 
 func TestNotSupported(t *testing.T) {
 	for _, c := range []struct{ opts, kw string }{
-		{"stream_size:server,>,10;", "stream_size"},
 		{"app-layer-protocol:http;", "app-layer-protocol"},
 		{"geoip:src,US;", "geoip"},
 	} {
@@ -616,7 +615,7 @@ func TestNotSupported(t *testing.T) {
 			t.Errorf("Supports(%s) false", kw)
 		}
 	}
-	if Supports("stream_size") || Supports("flags") {
+	if Supports("app-layer-protocol") || Supports("flags") {
 		t.Error("Supports too wide")
 	}
 }
@@ -729,6 +728,37 @@ func TestCompilersAreRegisteredKeywords(t *testing.T) {
 		k := rules.Lookup(name)
 		if k == nil || k.Name != name {
 			t.Errorf("compiler %q: not a registered keyword's canonical name (%v)", name, k)
+		}
+	}
+}
+
+// TestStreamSize follows Suricata's DetectStreamSizeMatchAux: next_seq - ISN of the sides
+// (N data bytes after the SYN read N+1), no session no match.
+func TestStreamSize(t *testing.T) {
+	p := &decode.Packet{HasL4: true, IPProto: decode.ProtoTCP}
+	for _, c := range []struct {
+		opts           string
+		session        bool
+		client, server uint32
+		want           bool
+	}{
+		{"stream_size:server,>,10;", true, 0, 11, true},
+		{"stream_size:server,>,10;", true, 100, 10, false},
+		{"stream_size:client,=,6;", true, 6, 1, true},
+		{"stream_size:client,<=,6;", true, 7, 1, false},
+		{"stream_size:both,>,5;", true, 6, 5, false},
+		{"stream_size:both,>,5;", true, 6, 6, true},
+		{"stream_size:either,>,5;", true, 1, 6, true},
+		{"stream_size:either,!=,1;", true, 1, 1, false},
+		{"stream_size:either,>=,0;", false, 0, 0, false}, // no session
+	} {
+		m, err := Compile(parse(t, c.opts), NewNames())
+		if err != nil {
+			t.Fatalf("%s: %v", c.opts, err)
+		}
+		in := &Input{P: p, Session: c.session, ClientSize: c.client, ServerSize: c.server}
+		if got := m.Match(in); got != c.want {
+			t.Errorf("%s client %d server %d session %v: %v, want %v", c.opts, c.client, c.server, c.session, got, c.want)
 		}
 	}
 }

@@ -1,0 +1,57 @@
+package detect
+
+import (
+	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/rules"
+)
+
+// streamMode is how a rule's payload content meets TCP data (Suricata's
+// SIG_FLAG_REQUIRE_STREAM, SIG_FLAG_REQUIRE_PACKET and SIG_FLAG_REQUIRE_STREAM_ONLY, set by
+// SigConsolidateTcpBuffer, tcp-stream / tcp-pkt and flow:only_stream / no_stream).
+type streamMode struct {
+	requireStream bool // inspects the reassembled stream first
+	requirePacket bool // inspects packets too (depth/offset, stream_size, tcp-pkt, no_stream)
+	onlyStream    bool // flow:only_stream: never the packet payload
+}
+
+func streamModeOf(r *rules.Rule) streamMode {
+	m := streamMode{requireStream: r.RequireStream, requirePacket: r.RequirePacket}
+	for _, o := range r.Matches {
+		if f, ok := o.Arg.(*rules.Flow); ok && f.OnlyStream {
+			m.onlyStream = true
+		}
+	}
+	return m
+}
+
+// SetStream hands detection what the stream engine has for the next packet inspected:
+// chunks, the raw stream data it inspects (one per contiguous block; the packet's StreamData
+// must say so), and the session's stream sizes for stream_size (session false: no TCP
+// session). The chunks must stay valid until Inspect returns; the pipeline calls SetStream
+// before every Inspect of a TCP packet when the stream engine runs.
+func (tc *ThreadCtx) SetStream(chunks [][]byte, session bool, clientSize, serverSize uint32) {
+	tc.chunks = chunks
+	tc.in.Session, tc.in.ClientSize, tc.in.ServerSize = session, clientSize, serverSize
+}
+
+// payloadMatches inspects the rule's payload content the way Suricata's
+// DetectEngineInspectRulePayloadMatches does: a stream rule inspects the raw stream data of
+// the packet first; without a match there, a stream-only rule whose packet went into the
+// stream, or a flow:only_stream rule, does not match; otherwise the packet payload decides.
+func (r *Rule) payloadMatches(tc *ThreadCtx, p *decode.Packet) bool {
+	if !r.stream.requireStream {
+		return r.payload.Inspect(p.Payload, tc.pst)
+	}
+	if p.StreamData {
+		for _, c := range tc.chunks {
+			if r.payload.Inspect(c, tc.pst) {
+				tc.streamMatched = true
+				return true
+			}
+		}
+	}
+	if !r.stream.requirePacket && p.StreamAdded || r.stream.onlyStream {
+		return false
+	}
+	return r.payload.Inspect(p.Payload, tc.pst)
+}
