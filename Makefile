@@ -12,6 +12,9 @@ FUZZTIME  ?= 10s
 FUZZMINIMIZETIME ?= 5s
 DEB_PKGS  := libhyperscan-dev pkg-config
 BENCH_PKGS := hyperfine time python3
+# The conformance corpus: suricata-verify tests in two folders (tests-next: stream and
+# app-layer). meerkat-verify skips, with a message, a folder that is not there.
+CONFORMANCE_TESTS := $(SHARED)/conformance/tests,$(SHARED)/conformance/tests-next
 
 # Hyperscan's literal API (hs_compile_lit_multi) compiles and scans faster than hex-escaped
 # regexes; gohs enables it with this tag (prefilter/hs builds either way).
@@ -46,21 +49,21 @@ run: build
 	./$(MEERKAT) -c suricata.yaml -S $(RULES) -r $(PCAP) -l logs/
 	@echo "logs: logs/eve.json logs/fast.log"
 
-# test: lint, the conformance ratchet (tests listed in conformance/passing.txt must still pass),
-# then every Go test. The Go tests run last so their summary closes the output.
+# test: lint, the conformance ratchet (tests listed in conformance/passing.txt must still pass;
+# both corpus folders run), then every Go test. The Go tests run last so their summary closes the output.
 test: build
 	$(GO) vet ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
-	@if [ -d $(SHARED)/conformance/tests ]; then \
-		./$(VERIFY) --meerkat ./$(MEERKAT) --tests $(SHARED)/conformance/tests --ratchet conformance/passing.txt > conformance-run.log 2>&1 \
+	@if [ -d $(SHARED)/conformance/tests ] || [ -d $(SHARED)/conformance/tests-next ]; then \
+		./$(VERIFY) --meerkat ./$(MEERKAT) --tests $(CONFORMANCE_TESTS) --ratchet conformance/passing.txt > conformance-run.log 2>&1 \
 			|| { cat conformance-run.log; echo "conformance ratchet: FAILED"; exit 1; }; \
-		grep -E '^(ratchet|add these)' conformance-run.log || true; tail -1 conformance-run.log; \
-	else echo "conformance: $(SHARED)/conformance/tests not found, ratchet skipped"; fi
+		grep -E '^(ratchet|add these|meerkat-verify: test folder)' conformance-run.log || true; tail -1 conformance-run.log; \
+	else echo "conformance: neither $(SHARED)/conformance/tests nor tests-next found, ratchet skipped"; fi
 	$(GO) test -count=1 ./...
 
 conformance: build
-	./$(VERIFY) --meerkat ./$(MEERKAT) --tests $(SHARED)/conformance/tests --report
+	./$(VERIFY) --meerkat ./$(MEERKAT) --tests $(CONFORMANCE_TESTS) --report
 
 bench: build bench-deps
 	./bench/replay.sh

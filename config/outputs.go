@@ -75,6 +75,8 @@ type EVEOutput struct {
 	Drop DropOptions
 	// Stats holds the options of the stats type.
 	Stats StatsOptions
+	// Anomaly holds the options of the anomaly type.
+	Anomaly AnomalyOptions
 	// Node holds all its settings.
 	Node *Node
 }
@@ -170,6 +172,23 @@ type StatsOptions struct {
 	// NullValues is null-values: zero counters are written too unless it is set to a false
 	// value (Suricata adds JSON_STATS_NO_ZEROES only for an explicit "no").
 	NullValues bool
+}
+
+// AnomalyOptions are the options of the eve-log anomaly type (Suricata's JsonAnomalyLogConf;
+// defaults in brackets). A types key or packethdr set to anything but a true word turns its
+// flag off.
+type AnomalyOptions struct {
+	// Enabled is true when anomaly is listed and enabled.
+	Enabled bool
+	// Decode is types.decode [no]: log decoder events.
+	Decode bool
+	// Stream is types.stream [no]: log stream events.
+	Stream bool
+	// AppLayer is types.applayer [yes]: log app-layer events (protocol detection and parsers).
+	AppLayer bool
+	// PacketHeader is packethdr [no]: add the packet's first 32 bytes to decode and stream
+	// records. Suricata keeps it only with Decode on (and warns otherwise).
+	PacketHeader bool
 }
 
 func (b *builder) outputs() Outputs {
@@ -323,6 +342,24 @@ func (b *builder) eve(key string, out Output) EVEOutput {
 		st.NullValues = b.bool(k+"null-values", true)
 		if !st.Totals && !st.Threads {
 			b.fail(nodeError(t.Options, t.Key, "totals and threads cannot both be disabled"))
+		}
+	}
+	e.Anomaly = AnomalyOptions{AppLayer: true}
+	if t, ok := e.Type("anomaly"); ok && t.Enabled {
+		an := &e.Anomaly
+		an.Enabled = true
+		k := t.Key + "."
+		an.AppLayer = b.bool(k+"types.applayer", true)
+		an.Stream = b.bool(k+"types.stream", false)
+		an.Decode = b.bool(k+"types.decode", false)
+		an.PacketHeader = b.bool(k+"packethdr", false)
+		if an.PacketHeader && !an.Decode {
+			n, _ := b.c.Get(k + "packethdr")
+			b.warn(n, k+"packethdr", "anomaly logging is configured to include packet headers, but decode type logging is not selected: packet headers will not be logged")
+			an.PacketHeader = false
+		}
+		if !an.Decode && !an.Stream && !an.AppLayer {
+			b.warn(t.Options, t.Key, "anomaly logging is configured, but no logging types are selected: select one or more of decode, stream and applayer")
 		}
 	}
 	return e

@@ -45,6 +45,8 @@ type Outputs struct {
 	StatsOmitZero bool
 	Alert         output.AlertOptions
 	Fast          *output.Writer
+	// Anomaly is what the anomaly type logs (all off when it is not listed or disabled).
+	Anomaly output.AnomalyOptions
 }
 
 // Config is everything a run needs.

@@ -76,3 +76,25 @@ func Discover(root string) ([]Test, error) {
 	}
 	return tests, nil
 }
+
+// DiscoverAll finds the tests of several roots (see Discover), in the order the roots are
+// given. Names must be unique across roots: a name found under two roots is an error, since
+// results, output folders and the ratchet list know a test by its name alone.
+func DiscoverAll(roots []string) ([]Test, error) {
+	var all []Test
+	where := map[string]string{}
+	for _, root := range roots {
+		tests, err := Discover(root)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range tests {
+			if prev, dup := where[t.Name]; dup {
+				return nil, fmt.Errorf("test name %s is in two folders: %s and %s", t.Name, prev, t.Dir)
+			}
+			where[t.Name] = t.Dir
+			all = append(all, t)
+		}
+	}
+	return all, nil
+}

@@ -47,6 +47,9 @@ type RatchetOutcome struct {
 	Regressions []Regression
 	// NotSelected are listed tests left out of this run by --filter.
 	NotSelected []string
+	// Unavailable are listed tests not found in a run where a test folder was missing
+	// (CheckRatchetPartial): they may live there, so they are not counted as regressions.
+	Unavailable []string
 	// NewlyPassing are passing tests missing from the list, sorted.
 	NewlyPassing []string
 }
@@ -57,6 +60,13 @@ func (o RatchetOutcome) Failed() bool { return len(o.Regressions) > 0 }
 // CheckRatchet compares results with the listed names. discovered holds the
 // names of every test found (selected or not).
 func CheckRatchet(listed []string, discovered map[string]bool, results []*TestResult) RatchetOutcome {
+	return CheckRatchetPartial(listed, discovered, results, false)
+}
+
+// CheckRatchetPartial is CheckRatchet where partial says that some test folders were
+// missing from the run: a listed test that was not discovered then goes to Unavailable
+// rather than to Regressions.
+func CheckRatchetPartial(listed []string, discovered map[string]bool, results []*TestResult, partial bool) RatchetOutcome {
 	var o RatchetOutcome
 	byName := map[string]*TestResult{}
 	for _, r := range results {
@@ -69,6 +79,8 @@ func CheckRatchet(listed []string, discovered map[string]bool, results []*TestRe
 		switch {
 		case ran && r.Verdict != Pass:
 			o.Regressions = append(o.Regressions, Regression{n, r.Verdict, r.Reason})
+		case !ran && !discovered[n] && partial:
+			o.Unavailable = append(o.Unavailable, n)
 		case !ran && !discovered[n]:
 			o.Regressions = append(o.Regressions, Regression{n, "", "test not found"})
 		case !ran:

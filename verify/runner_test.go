@@ -457,3 +457,64 @@ func TestDiscoverNesting(t *testing.T) {
 		t.Errorf("names: %v", names)
 	}
 }
+
+// TestRatchetPartial: with a test folder missing, a listed test not found is not checked
+// rather than a regression; a listed test that ran and failed still is one.
+func TestRatchetPartial(t *testing.T) {
+	results := []*TestResult{{Name: "a", Verdict: Pass}, {Name: "b", Verdict: Fail, Reason: "x"}}
+	o := CheckRatchetPartial([]string{"a", "b", "elsewhere"}, map[string]bool{"a": true, "b": true}, results, true)
+	if len(o.Regressions) != 1 || o.Regressions[0].Name != "b" || strings.Join(o.Unavailable, ",") != "elsewhere" {
+		t.Errorf("partial: %+v", o)
+	}
+	o = CheckRatchetPartial([]string{"a", "elsewhere"}, map[string]bool{"a": true}, results, false)
+	if !o.Failed() || o.Regressions[0].Name != "elsewhere" || len(o.Unavailable) != 0 {
+		t.Errorf("complete: %+v", o)
+	}
+}
+
+func TestDiscoverAll(t *testing.T) {
+	one, two := t.TempDir(), t.TempDir()
+	mkTest(t, one, "x", map[string]string{"test.yaml": ""})
+	mkTest(t, one, "g1/dup", map[string]string{"test.yaml": ""})
+	mkTest(t, one, "g2/dup", map[string]string{"test.yaml": ""})
+	mkTest(t, two, "a", map[string]string{"test.yaml": ""})
+	tests, err := DiscoverAll([]string{one, two})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tc := range tests {
+		names = append(names, tc.Name)
+	}
+	if strings.Join(names, " ") != "g1__dup g2__dup x a" {
+		t.Errorf("names: %v", names)
+	}
+	mkTest(t, two, "x", map[string]string{"test.yaml": ""})
+	if _, err := DiscoverAll([]string{one, two}); err == nil || !strings.Contains(err.Error(), "test name x is in two folders") {
+		t.Errorf("duplicate across folders: %v", err)
+	}
+	if _, err := DiscoverAll([]string{one, filepath.Join(two, "none")}); err == nil {
+		t.Error("a missing root is an error for DiscoverAll (the command skips it before)")
+	}
+}
+
+func TestDiscoverSharedCorpusNext(t *testing.T) {
+	next := filepath.Join(filepath.Dir(sharedTests), "tests-next")
+	for _, d := range []string{sharedTests, next} {
+		if _, err := os.Stat(d); err != nil {
+			t.Skipf("conformance corpus not found at %s: %v", d, err)
+		}
+	}
+	tests, err := DiscoverAll([]string{sharedTests, next})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tests) != 115+123 {
+		t.Errorf("discovered %d tests, want %d", len(tests), 115+123)
+	}
+	for _, tc := range tests[115:] {
+		if _, err := LoadSpec(tc.Dir); err != nil {
+			t.Errorf("%s: %v", tc.Name, err)
+		}
+	}
+}

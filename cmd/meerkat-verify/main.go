@@ -8,7 +8,10 @@
 //
 // Flags:
 //
-//	--tests DIR          test folders (default <repo>/../shared/conformance/tests)
+//	--tests DIR[,DIR]    test folders, comma separated and/or the flag repeated (default
+//	                     <repo>/../shared/conformance/tests and .../tests-next); a folder
+//	                     that does not exist is skipped with a message, but at least one
+//	                     must; test names must be unique across the folders
 //	--engine PATH        meerkat binary (alias --meerkat; default <repo>/bin/meerkat,
 //	                     then <repo>/meerkat, then meerkat on PATH)
 //	--repo DIR           repository root: stock suricata.yaml, classification.config,
@@ -47,13 +50,20 @@
 // ${SRCDIR}/src/suricata, $SRCDIR/src/suricata, ./src/suricata, src/suricata
 // and a plain `suricata` in command position become the meerkat path.
 //
+// Tests are named by their folder's basename (<group>__<basename> when two
+// folders of one tree share a basename); the same name in two of the --tests
+// folders is misuse. When a --tests folder is missing, --ratchet does not
+// count listed tests that were not found as regressions (they may live there)
+// and says how many it could not check.
+//
 // Verdicts: PASS; FAIL (a check failed; expected and observed are printed);
 // SKIP (requires/skip not met, with the reason); ERROR (crash, signal,
 // timeout, wrong exit code, missing eve.json, malformed test).
 //
 // Exit status: 0 after a run, even when tests fail (the summary line says
 // how many); 1 when --ratchet finds a regression; 2 on misuse (bad flags,
-// no tests directory, no engine binary, bad --filter).
+// no tests directory, a test name in two folders, no engine binary, bad
+// --filter).
 //
 // The last line of a run is always "N passed, M failed, K skipped", where
 // errors count as failed.
@@ -73,6 +83,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -113,6 +124,25 @@ func (f *durationFlag) Set(s string) error {
 	return nil
 }
 
+// dirsFlag collects the --tests folders: each use of the flag adds its comma-separated list.
+type dirsFlag []string
+
+// String implements flag.Value.
+func (f *dirsFlag) String() string { return strings.Join(*f, ",") }
+
+// Set implements flag.Value.
+func (f *dirsFlag) Set(s string) error {
+	for _, d := range strings.Split(s, ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			*f = append(*f, d)
+		}
+	}
+	return nil
+}
+
+// defaultTestDirs are the folders of the shared conformance corpus, beside the repository.
+var defaultTestDirs = []string{"tests", "tests-next"}
+
 // results is the --json document.
 type results struct {
 	// SuricataVersion is the version requires were evaluated against.
@@ -121,8 +151,10 @@ type results struct {
 	Features []string `json:"features"`
 	// Engine is the meerkat binary.
 	Engine string `json:"engine"`
-	// TestsDir is where the tests were found.
+	// TestsDir is the first folder the tests were found in (see TestsDirs).
 	TestsDir string `json:"tests_dir"`
+	// TestsDirs are all the folders the tests were found in, in order.
+	TestsDirs []string `json:"tests_dirs"`
 	// OutDir holds the per-test output directories.
 	OutDir string `json:"out_dir"`
 	// Summary counts passed, failed, errors and skipped.
@@ -138,7 +170,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fs := flag.NewFlagSet("meerkat-verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	testsDir := fs.String("tests", "", "test folders (default <repo>/../shared/conformance/tests)")
+	var testsDirs dirsFlag
+	fs.Var(&testsDirs, "tests", "test folders, comma separated or the flag repeated (default <repo>/../shared/conformance/tests,tests-next)")
 	engine := fs.String("engine", "", "meerkat binary (default <repo>/bin/meerkat, <repo>/meerkat, else meerkat on PATH)")
 	fs.StringVar(engine, "meerkat", "", "same as --engine")
 	repo := fs.String("repo", "", "repository root (default: found from the working directory)")
@@ -194,14 +227,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return misuse("%v", err)
 	}
-	if *testsDir == "" {
-		*testsDir = filepath.Join(root, "..", "shared", "conformance", "tests")
+	if len(testsDirs) == 0 {
+		for _, d := range defaultTestDirs {
+			testsDirs = append(testsDirs, filepath.Join(root, "..", "shared", "conformance", d))
+		}
 	}
-	tdir, err := filepath.Abs(*testsDir)
-	if err != nil {
-		return misuse("%v", err)
+	// A folder that does not exist is skipped (the corpus may come without tests-next);
+	// the same folder named twice counts once.
+	var tdirs, missing []string
+	for _, d := range testsDirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return misuse("%v", err)
+		}
+		if slices.Contains(tdirs, abs) || slices.Contains(missing, abs) {
+			continue
+		}
+		if _, err := os.Stat(abs); os.IsNotExist(err) {
+			missing = append(missing, abs)
+			continue
+		}
+		tdirs = append(tdirs, abs)
 	}
-	all, err := verify.Discover(tdir)
+	if len(tdirs) == 0 {
+		return misuse("cannot read tests: no test folder found (%s; use --tests DIR)", strings.Join(missing, ", "))
+	}
+	for _, d := range missing {
+		fmt.Fprintf(stderr, "meerkat-verify: test folder %s not found, skipped\n", d)
+	}
+	all, err := verify.DiscoverAll(tdirs)
 	if err != nil {
 		return misuse("cannot read tests: %v (use --tests DIR)", err)
 	}
@@ -256,7 +310,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if out, err = filepath.Abs(out); err != nil {
 		return misuse("%v", err)
 	}
-	for _, forbidden := range []string{tdir, filepath.Join(root, "..", "shared")} {
+	for _, forbidden := range append(slices.Clone(tdirs), filepath.Join(root, "..", "shared")) {
 		if within(out, forbidden) {
 			return misuse("--out %s is inside %s, which must stay untouched", out, forbidden)
 		}
@@ -293,8 +347,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
-	fmt.Fprintf(w, "meerkat-verify: %d tests, engine %s, claimed Suricata %s, features [%s], output %s\n",
-		len(tests), enginePath, ver, strings.Join(feats, " "), out)
+	fmt.Fprintf(w, "meerkat-verify: %d tests from %s, engine %s, claimed Suricata %s, features [%s], output %s\n",
+		len(tests), strings.Join(tdirs, ", "), enginePath, ver, strings.Join(feats, " "), out)
 	w.Flush()
 	start := time.Now()
 	all2 := runner.RunAll(ctx, tests, func(r *verify.TestResult) {
@@ -307,7 +361,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	sum := verify.Summarize(all2)
 
 	if *jsonOut != "" {
-		doc := results{SuricataVersion: ver.String(), Features: feats, Engine: enginePath, TestsDir: tdir, OutDir: out,
+		doc := results{SuricataVersion: ver.String(), Features: feats, Engine: enginePath, TestsDir: tdirs[0], TestsDirs: tdirs, OutDir: out,
 			Summary: map[string]int{"passed": sum.Passed, "failed": sum.Failed, "errors": sum.Errors, "skipped": sum.Skipped},
 			Results: all2}
 		if doc.Features == nil {
@@ -329,7 +383,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	code := 0
 	if *ratchet != "" {
-		o := verify.CheckRatchet(listed, discovered, all2)
+		o := verify.CheckRatchetPartial(listed, discovered, all2, len(missing) > 0)
 		if o.Failed() {
 			code = 1
 			fmt.Fprintf(w, "ratchet: %d regression(s): tests listed in %s that do not pass:\n", len(o.Regressions), *ratchet)
@@ -343,6 +397,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		if len(o.NotSelected) > 0 {
 			fmt.Fprintf(w, "ratchet: %d listed test(s) not selected by --filter, not checked\n", len(o.NotSelected))
+		}
+		if len(o.Unavailable) > 0 {
+			fmt.Fprintf(w, "ratchet: %d listed test(s) not found while a test folder is missing, not checked: %s\n",
+				len(o.Unavailable), strings.Join(o.Unavailable, " "))
 		}
 		if len(o.NewlyPassing) > 0 {
 			if *updateRatchet {

@@ -199,6 +199,26 @@ func TestCLIDryRunSharedCorpus(t *testing.T) {
 	}
 }
 
+// TestCLIDryRunBothSharedFolders: tests/ and tests-next/ together hold no name twice.
+func TestCLIDryRunBothSharedFolders(t *testing.T) {
+	dirs := []string{"../../../shared/conformance/tests", "../../../shared/conformance/tests-next"}
+	for _, dir := range dirs {
+		if _, err := os.Stat(dir); err != nil {
+			t.Skipf("conformance corpus not found at %s: %v", dir, err)
+		}
+	}
+	code, stdout, stderr := runCLI(t, "--tests", strings.Join(dirs, ","), "--dry-run", "--engine", "/bin/true", "--repo", "/repo", "--features", "none")
+	if code != 0 {
+		t.Fatalf("dry run: %d %s", code, stderr)
+	}
+	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); len(lines) != 115+123 {
+		t.Errorf("dry run printed %d lines, want %d", len(lines), 115+123)
+	}
+	if !strings.Contains(stdout, "output-eve-anomaly-02: /bin/true") {
+		t.Errorf("dry run lacks a tests-next test:\n%s", stdout)
+	}
+}
+
 // TestCLITempOutputRemoved: without --out the runner writes to a temporary directory of its
 // own and removes it after a run that succeeds (make test ran it on every build and left one
 // behind each time); after a failed run (a ratchet regression) it is kept for a look.
@@ -223,5 +243,80 @@ func TestCLITempOutputRemoved(t *testing.T) {
 	write(t, ratchet, "good\nbad\n")
 	if code, stdout, _ := runCLI(t, base...); code != 1 || len(left()) != 1 || !strings.Contains(stdout, "output in "+left()[0]) {
 		t.Errorf("failing run: exit %d, left %v, want its output kept and named\n%s", code, left(), stdout)
+	}
+}
+
+// TestCLISeveralFolders: --tests takes several folders, comma separated and/or repeated; a
+// missing folder is skipped with a message (and listed tests not found are then not counted
+// as regressions), the same name in two folders is misuse.
+func TestCLISeveralFolders(t *testing.T) {
+	engine := fakeEngine(t)
+	one := corpus(t)
+	two := t.TempDir()
+	write(t, filepath.Join(two, "next", "input.pcap"), "")
+	write(t, filepath.Join(two, "next", "test.rules"), "")
+	write(t, filepath.Join(two, "next", "test.yaml"), checks)
+	write(t, filepath.Join(two, "next", "fake", "eve.json"), `{"event_type":"alert","alert":{"signature_id":1}}`+"\n")
+
+	for _, args := range [][]string{
+		{"--tests", one + "," + two},
+		{"--tests", one, "--tests", two},
+		{"--tests", one + ",", "--tests", two + "," + one},
+	} {
+		code, stdout, stderr := runCLI(t, append(args, "--list")...)
+		if code != 0 || strings.Join(strings.Fields(stdout), " ") != "bad good old next" {
+			t.Errorf("%q --list: %d %q %s", args, code, stdout, stderr)
+		}
+	}
+
+	missing := filepath.Join(t.TempDir(), "tests-next")
+	ratchet := filepath.Join(t.TempDir(), "passing.txt")
+	write(t, ratchet, "good\nnext\n")
+	base := []string{"--engine", engine, "--out", t.TempDir(), "--repo", t.TempDir(), "--ratchet", ratchet}
+	code, stdout, stderr := runCLI(t, append(base, "--tests", one+","+two)...)
+	if code != 0 || lastLine(stdout) != "2 passed, 1 failed, 1 skipped" || !strings.Contains(stdout, "ratchet: ok (2 listed)") ||
+		!strings.Contains(stdout, "tests from "+one+", "+two) {
+		t.Errorf("two folders: %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, append(base, "--tests", one+","+missing)...)
+	if code != 0 || !strings.Contains(stderr, "test folder "+missing+" not found, skipped") ||
+		!strings.Contains(stdout, "ratchet: 1 listed test(s) not found while a test folder is missing, not checked: next") {
+		t.Errorf("missing folder: %d\n%s\n%s", code, stdout, stderr)
+	}
+	// With every folder there, a listed test that is nowhere is a regression again.
+	write(t, ratchet, "good\nnext\ngone\n")
+	if code, stdout, _ = runCLI(t, append(base, "--tests", one+","+two)...); code != 1 || !strings.Contains(stdout, "MISSING gone: test not found") {
+		t.Errorf("gone test: %d\n%s", code, stdout)
+	}
+
+	// The same test name in two folders.
+	dup := t.TempDir()
+	write(t, filepath.Join(dup, "good", "test.yaml"), checks)
+	code, _, stderr = runCLI(t, "--tests", one+","+dup, "--list")
+	if code != 2 || !strings.Contains(stderr, "test name good is in two folders") {
+		t.Errorf("duplicate name: %d %s", code, stderr)
+	}
+	// No folder at all.
+	if code, _, stderr = runCLI(t, "--tests", missing, "--list"); code != 2 || !strings.Contains(stderr, "no test folder found") {
+		t.Errorf("no folder: %d %s", code, stderr)
+	}
+}
+
+// TestCLIDefaultFolders: without --tests both folders of ../shared/conformance are used, and
+// one that is missing is skipped.
+func TestCLIDefaultFolders(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	write(t, filepath.Join(repo, "go.mod"), "module "+modulePath+"\n")
+	conf := filepath.Join(root, "shared", "conformance")
+	write(t, filepath.Join(conf, "tests", "a", "test.yaml"), checks)
+	code, stdout, stderr := runCLI(t, "--repo", repo, "--list")
+	if code != 0 || strings.TrimSpace(stdout) != "a" || !strings.Contains(stderr, filepath.Join(conf, "tests-next")+" not found, skipped") {
+		t.Errorf("tests only: %d %q %s", code, stdout, stderr)
+	}
+	write(t, filepath.Join(conf, "tests-next", "b", "test.yaml"), checks)
+	code, stdout, stderr = runCLI(t, "--repo", repo, "--list")
+	if code != 0 || strings.Join(strings.Fields(stdout), " ") != "a b" || stderr != "" {
+		t.Errorf("both: %d %q %s", code, stdout, stderr)
 	}
 }

@@ -562,6 +562,9 @@ func openOutputs(st *config.Settings, logDir string) (pipeline.Outputs, func() e
 		outs.DropAllFlows = eve.Drop.Flows == "all"
 		outs.Alert = output.AlertOptions{Metadata: eve.Alert.RuleMetadata, Flow: eve.Alert.Flow, Verdict: eve.Alert.Verdict,
 			References: eve.Alert.RuleReference, TaggedPackets: eve.Alert.TaggedPackets}
+		if an := eve.Anomaly; an.Enabled {
+			outs.Anomaly = output.AnomalyOptions{Decode: an.Decode, Stream: an.Stream, AppLayer: an.AppLayer, PacketHeader: an.PacketHeader}
+		}
 	}
 	fast := &st.Outputs.Fast
 	if fast.Present && fast.Enabled {
