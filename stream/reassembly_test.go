@@ -298,7 +298,7 @@ var suricataOverlapTests = []struct {
 		{2, "JJ", "AJJ\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00FFFGG"},
 		{20, "O", "AJJ\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00FFFGO"},
 		{17, "N", "AJJ\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00FNFGO"},
-	}},	// StreamTcpReassembleTest30, 31, 32 (ISN 9, 9, 0; bsd).
+	}}, // StreamTcpReassembleTest30, 31, 32 (ISN 9, 9, 0; bsd).
 	{"StreamTcpReassembleTest30", PolicyBSD, []overlapStep{
 		{3, "BBB", "\x00\x00BBB"},
 		{1, "AA", "AABBB"},
