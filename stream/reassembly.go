@@ -472,7 +472,8 @@ func (r *Reassembly) NextBlock(from uint64) (start, end uint64, ok bool) {
 
 // Bytes returns the bytes [from, to), which must all be present. When they lie in one page
 // the result is a subslice of it (valid until the next Insert or Release); otherwise they are
-// copied into scratch (appended from scratch[:0]) and that is returned.
+// copied into scratch (appended from scratch[:0]) and that is returned. Never pass a result
+// that may be page memory back as scratch: the copy would write into the store.
 func (r *Reassembly) Bytes(from, to uint64, scratch []byte) []byte {
 	pool := r.pool
 	if to <= from {
