@@ -161,6 +161,16 @@ func (r *Reassembly) Insert(pool *Pool, seq Seq, data []byte, opt InsertOptions)
 		}
 	}
 
+	// Pages first, so that a memcap failure leaves everything as it was (Suricata rewrites an
+	// inline packet before its insert can fail; here the packet stays as it came).
+	if !r.ensurePages(pool, lo, end) {
+		if dup == 0 {
+			r.unlink(pool, rec)
+			pool.putRec(rec)
+		}
+		return InsertResult{Overlap: res.Overlap, Memcap: true}
+	}
+
 	buf := data
 	if res.Overlap {
 		if !opt.Inline {
@@ -188,15 +198,6 @@ func (r *Reassembly) Insert(pool *Pool, seq Seq, data []byte, opt InsertOptions)
 		}
 	}
 
-	if !r.ensurePages(pool, lo, end) {
-		if dup == 0 {
-			r.unlink(pool, rec)
-			pool.putRec(rec)
-		}
-		res.Memcap = true
-		res.Stored = false
-		return res
-	}
 	r.write(pool, lo, buf[lo-start:])
 	if end > r.end {
 		r.end = end
