@@ -6,6 +6,15 @@ package stream
 // fixed-size pages, also from the Pool, kept in a list ordered by page number, so that a
 // far-ahead segment takes only the pages it touches. Records decide which bytes are present;
 // a page's bytes outside every record are meaningless.
+//
+// Where this follows Suricata's source rather than suricata-stream-http.md: the segment that
+// passes the depth is dropped whole, not truncated (checkDepth); overlaps are found through
+// the ordered neighbours only and the backward walk stops early (Insert); inline mode always
+// compares the overlapping bytes, as Suricata turns check-overlap-different-data on there
+// (StreamTcpReassemblyConfig). Where it differs from the source, on purpose: the pages for a
+// segment are taken before overlaps are resolved, so a memcap failure leaves an inline packet
+// as it came (Suricata has rewritten it by then); and a segment wholly before the base is
+// reported before a record is taken (Suricata takes one first when there is no depth).
 
 // InsertOptions says how Insert resolves overlaps.
 type InsertOptions struct {
@@ -15,7 +24,8 @@ type InsertOptions struct {
 	// (check-overlap-different-data).
 	CheckOverlapDiff bool
 	// Inline is stream.inline: stored (first) data always wins, and the overlapping bytes of
-	// the caller's data slice are overwritten with the stored ones (the packet rewrite).
+	// the caller's data slice are overwritten with the stored ones (the packet rewrite). The
+	// bytes are always compared (OverlapDiff), whatever CheckOverlapDiff says.
 	Inline bool
 }
 
@@ -471,7 +481,9 @@ func (r *Reassembly) NextBlock(from uint64) (start, end uint64, ok bool) {
 	return uint64(s), uint64(e), true
 }
 
-// Bytes returns the bytes [from, to), which must all be present. When they lie in one page
+// Bytes returns the bytes [from, to), which must all be present (when a page is missing, or
+// from lies before the base, it returns nil rather than panic; bytes in a page but outside
+// every segment are not detected). When they lie in one page
 // the result is a subslice of it (valid until the next Insert or Release); otherwise they are
 // copied into scratch (appended from scratch[:0]) and that is returned. Never pass a result
 // that may be page memory back as scratch: the copy would write into the store.
@@ -480,13 +492,22 @@ func (r *Reassembly) Bytes(from, to uint64, scratch []byte) []byte {
 	if to <= from {
 		return scratch[:0]
 	}
+	if pool == nil || int64(from) < r.baseOff {
+		return nil
+	}
+	pi, _ := r.findPage(pool, from/PageSize)
 	if from/PageSize == (to-1)/PageSize {
-		pg := r.pageFor(pool, int64(from))
-		return pg.data[from%PageSize : from%PageSize+(to-from)]
+		if pi == 0 {
+			return nil
+		}
+		o := from % PageSize
+		return pool.pages[pi].data[o : o+(to-from)]
 	}
 	out := scratch[:0]
-	pi, _ := r.findPage(pool, from/PageSize)
 	for off := from; off < to; {
+		if pi == 0 || pool.pages[pi].no != off/PageSize {
+			return nil // not present: a caller's error
+		}
 		pg := pool.pages[pi]
 		o := off % PageSize
 		n := min(to-off, PageSize-o)

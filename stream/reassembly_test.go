@@ -644,6 +644,12 @@ func TestRelease(t *testing.T) {
 	if s, _, _ := r.NextBlock(0); s != 2000 {
 		t.Fatalf("NextBlock(0) starts at %d, want the base", s)
 	}
+	if r.Bytes(0, 100, nil) != nil || r.Bytes(1990, 2010, nil) != nil {
+		t.Fatal("Bytes reads released data")
+	}
+	if got := r.Bytes(2000, 2010, nil); string(got) != "bbbbbbbbbb" {
+		t.Fatalf("Bytes at the base: %q", got)
+	}
 	if res := r.Insert(pool, 5000, make([]byte, 1000), InsertOptions{}); !res.BeforeBase || res.Stored {
 		t.Fatalf("before base: %+v", res)
 	}
