@@ -694,6 +694,20 @@ func TestBackwardWalkStops(t *testing.T) {
 		}
 		r.Free(pool)
 	}
+	// With a neighbour that does touch it the segment overlaps, yet the walk back still stops
+	// at [10,20): the A bytes are not consulted, the new bytes win over [55,58) (starts
+	// before) and over the A bytes.
+	pool := NewPool(0, 0)
+	var r Reassembly
+	r.Init(0, 0)
+	r.Insert(pool, 0, bytes.Repeat([]byte("A"), 100), InsertOptions{})
+	r.Insert(pool, 10, bytes.Repeat([]byte("B"), 10), InsertOptions{})
+	r.Insert(pool, 55, []byte("DDD"), InsertOptions{})
+	res := r.Insert(pool, 50, bytes.Repeat([]byte("C"), 10), InsertOptions{CheckOverlapDiff: true})
+	if got := string(r.Bytes(45, 65, nil)); !res.Overlap || !res.OverlapDiff || got != "AAAAACCCCCCCCCCAAAAA" {
+		t.Errorf("walk past the stop: %+v %q", res, got)
+	}
+	r.Free(pool)
 }
 
 func TestInsertNoAllocs(t *testing.T) {
