@@ -11,6 +11,7 @@ const (
 	ReasonRules
 	ReasonThreshold
 	ReasonFlowDrop
+	ReasonStreamError
 	ReasonFWRules
 	ReasonFWDefaultPacketPolicy
 	ReasonFWDefaultAppPolicy
@@ -24,6 +25,7 @@ var reasonNames = [numReasons]struct{ text, stat string }{
 	ReasonRules:                 {"rules", "ips.drop_reason.rules"},
 	ReasonThreshold:             {"threshold detection_filter", "ips.drop_reason.threshold_detection_filter"},
 	ReasonFlowDrop:              {"flow drop", "ips.drop_reason.flow_drop"},
+	ReasonStreamError:           {"stream error", "ips.drop_reason.stream_error"},
 	ReasonFWRules:               {"firewall rules", "firewall.drop_reason.rules"},
 	ReasonFWDefaultPacketPolicy: {"firewall default packet policy", "firewall.drop_reason.default_packet_policy"},
 	ReasonFWDefaultAppPolicy:    {"firewall default app policy", "firewall.drop_reason.default_app_policy"},

@@ -222,6 +222,19 @@ type Stream struct {
 	MemcapPolicy, MidstreamPolicy string
 	// Reassembly is stream.reassembly.
 	Reassembly Reassembly
+	// Enabled is Meerkat's stream.enabled (default true): false runs without the stream
+	// engine (TCP inspected packet by packet), for measuring what the stream engine costs.
+	Enabled bool
+	// HostOSPolicy is host-os-policy: per OS policy name, the networks it applies to, in
+	// file order.
+	HostOSPolicy []HostOSPolicy
+}
+
+// HostOSPolicy is one entry of host-os-policy: an OS name (windows, linux, ...) and the
+// addresses or networks written for it.
+type HostOSPolicy struct {
+	Policy string
+	Nets   []string
 }
 
 // InlineFor reports whether streams are handled inline, given whether the engine runs in IPS
@@ -237,7 +250,8 @@ func (s *Stream) InlineFor(ips bool) bool {
 type Reassembly struct {
 	// Memcap is memcap (default 256 MiB).
 	Memcap uint64
-	// Depth is depth (default 1 MiB; 0 means unlimited).
+	// Depth is depth (0, unlimited, when absent: StreamTcpReassemblyConfig; the shipped
+	// suricata.yaml sets 1 MiB).
 	Depth uint64
 	// ToServerChunkSize and ToClientChunkSize are toserver-chunk-size and
 	// toclient-chunk-size (default 2560 each, at most 65535).
@@ -434,9 +448,11 @@ func (c *Config) Settings() (*Settings, error) {
 		Bypass:             b.bool("stream.bypass", false),
 		MemcapPolicy:       b.str("stream.memcap-policy", ""),
 		MidstreamPolicy:    b.str("stream.midstream-policy", ""),
+		Enabled:            b.bool("stream.enabled", true),
+		HostOSPolicy:       hostOSPolicy(b.c),
 		Reassembly: Reassembly{
 			Memcap:                    b.size("stream.reassembly.memcap", 256<<20),
-			Depth:                     b.size("stream.reassembly.depth", 1<<20),
+			Depth:                     b.size("stream.reassembly.depth", 0),
 			ToServerChunkSize:         b.sizeMax("stream.reassembly.toserver-chunk-size", 2560, 65535),
 			ToClientChunkSize:         b.sizeMax("stream.reassembly.toclient-chunk-size", 2560, 65535),
 			RandomizeChunkSize:        b.bool("stream.reassembly.randomize-chunk-size", true),
@@ -867,4 +883,23 @@ func (b *builder) flowTimeouts() FlowTimeouts {
 		}
 	}
 	return ft
+}
+
+// hostOSPolicy reads host-os-policy: a mapping of OS names to lists of addresses (or one
+// address as a scalar).
+func hostOSPolicy(c *Config) []HostOSPolicy {
+	var out []HostOSPolicy
+	for _, n := range c.Children("host-os-policy") {
+		e := HostOSPolicy{Policy: n.Name}
+		if v, ok := n.Scalar(); ok {
+			e.Nets = append(e.Nets, v)
+		}
+		for _, ch := range n.Children {
+			if v, ok := ch.Scalar(); ok {
+				e.Nets = append(e.Nets, v)
+			}
+		}
+		out = append(out, e)
+	}
+	return out
 }

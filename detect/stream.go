@@ -55,3 +55,14 @@ func (r *Rule) payloadMatches(tc *ThreadCtx, p *decode.Packet) bool {
 	}
 	return r.payload.Inspect(p.Payload, tc.pst)
 }
+
+// HasStreamRules reports whether any rule inspects the raw stream (REQUIRE_STREAM with
+// payload content): without one the stream engine need not keep raw data for detection.
+func (e *Engine) HasStreamRules() bool {
+	for _, r := range e.rules {
+		if r.stream.requireStream && r.payload != nil {
+			return true
+		}
+	}
+	return false
+}

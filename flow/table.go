@@ -35,6 +35,10 @@ type Config struct {
 	// engine's flow-end pseudo packets run there, after the packet being handled, so they do
 	// not run in the middle of it.
 	Defer func(f *Flow) bool
+	// Reuse, when set, is asked about a TCP packet that found its flow: true ends that flow
+	// with reason tcp_reuse and starts a new one with the packet (Suricata's
+	// TcpSessionPacketSsnReuse: a new SYN on a closed session).
+	Reuse func(f *Flow, p *decode.Packet) bool
 }
 
 // FlowSize is the memory one flow accounts for against flow.memcap.
@@ -218,7 +222,7 @@ func (t *Table) Packet(p *decode.Packet) (*Flow, Direction) {
 	}
 	// Packets of one flow often come in runs: check the previous packet's flow before
 	// building and hashing the key.
-	if f := t.last; f != nil && t.now <= f.timeoutAt && t.samePacketFlow(f, p) {
+	if f := t.last; f != nil && t.now <= f.timeoutAt && t.samePacketFlow(f, p) && !t.reused(f, p) {
 		dir := f.direction(p)
 		f.update(p, ts, dir, &t.cfg)
 		f.timeoutAt = f.LastUnixNano + int64(t.timeout(f, false))
@@ -232,6 +236,13 @@ func (t *Table) Packet(p *decode.Packet) (*Flow, Direction) {
 		// The flow timed out before this packet; a sweep just has not run yet. End it here so
 		// the result does not depend on when sweeps happen.
 		t.expire(f)
+		f = nil
+	}
+	if f != nil && t.reused(f, p) {
+		f.EndReason = EndTCPReuse
+		f.Ended = time.Unix(0, t.now)
+		t.Counters.TCPReuse++
+		t.end(f)
 		f = nil
 	}
 	if f == nil {
@@ -251,6 +262,13 @@ func (t *Table) Packet(p *decode.Packet) (*Flow, Direction) {
 	t.touch(f)
 	t.last = f
 	return f, dir
+}
+
+// reused reports whether the TCP packet p starts a new session on f's tuple (Config.Reuse);
+// only a SYN can.
+func (t *Table) reused(f *Flow, p *decode.Packet) bool {
+	return t.cfg.Reuse != nil && p.TCPFlags&decode.TCPFlagSYN != 0 && f.Proto == decode.ProtoTCP &&
+		p.IsTCP() && t.cfg.Reuse(f, p)
 }
 
 // samePacketFlow reports whether p belongs to f, comparing the packet's tuple with the flow's

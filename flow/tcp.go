@@ -41,6 +41,9 @@ type TCPState struct {
 	ClientFlags uint8 // flags seen to the server
 	ServerFlags uint8 // flags seen to the client
 	SynAckSeen  bool
+	// TSGap and TCGap record that the stream engine met a gap in the client's or the
+	// server's stream (EVE flow tcp.ts_gap / tcp.tc_gap).
+	TSGap, TCGap bool
 }
 
 // The seam for the stream engine: the flow table calls trackTCP, and only it, for every TCP

@@ -45,6 +45,20 @@ type AlertOptions struct {
 	// TaggedPackets logs packets tagged by the tag keyword as `packet` records
 	// (tagged-packets, default off).
 	TaggedPackets bool
+	// Payload, PayloadPrintable and PayloadLength log the payload in base64, as printable
+	// text and its length (payload, payload-printable, payload-length); Packet logs the
+	// frame (packet). PayloadBufferSize bounds a stream payload (payload-buffer-size).
+	Payload, PayloadPrintable, PayloadLength, Packet bool
+	PayloadBufferSize                                int
+}
+
+// AlertPayload is what an alert record logs as its payload besides the packet's own: for a
+// match on the stream (PACKET_ALERT_FLAG_STREAM_MATCH or a state match) of a TCP packet, the
+// reassembled stream of the packet's direction (Stream, possibly empty: then the packet
+// payload is logged when it has one).
+type AlertPayload struct {
+	StreamMatch bool
+	Stream      []byte
 }
 
 // PacketRecord writes a complete EVE `packet` record, as Suricata logs a tagged packet: the
@@ -53,12 +67,7 @@ func PacketRecord(j *JSON, p *decode.Packet, f *flow.Flow) {
 	j.Reset()
 	j.Begin()
 	PacketHeader(j, p, f, "packet")
-	j.Base64("packet", p.Data)
-	j.Object("packet_info")
-	lt, name := linkTypeInfo(p.LinkType)
-	j.Uint("linktype", uint64(lt))
-	j.String("linktype_name", name)
-	j.Close('}')
+	packetObject(j, p)
 	j.End()
 }
 
@@ -95,6 +104,11 @@ type Verdict struct {
 // AlertRecord writes a complete EVE `alert` record in Suricata's key order. v is written as the
 // verdict object when opt.Verdict is set.
 func AlertRecord(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direction, a *Alert, opt AlertOptions, v *Verdict) {
+	AlertRecordPayload(j, p, f, dir, a, opt, v, nil)
+}
+
+// AlertRecordPayload is AlertRecord with the stream payload pl (nil: a packet match).
+func AlertRecordPayload(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direction, a *Alert, opt AlertOptions, v *Verdict, pl *AlertPayload) {
 	j.Reset()
 	j.Begin()
 	PacketHeader(j, p, f, "alert")
@@ -115,10 +129,61 @@ func AlertRecord(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direction, a 
 			FlowObject(j, f)
 		}
 	}
+	if opt.Payload || opt.PayloadPrintable || opt.PayloadLength {
+		alertPayload(j, p, f, opt, pl)
+	}
+	if opt.Packet {
+		packetObject(j, p)
+	}
 	if opt.Verdict && v != nil {
 		verdictObject(j, v)
 	}
 	j.End()
+}
+
+// alertPayload writes payload, payload_length, payload_printable and stream as AlertJson
+// does: a stream match on TCP logs the stream data (AlertJsonStreamData), falling back to the
+// packet payload when there is none; otherwise the packet payload.
+func alertPayload(j *JSON, p *decode.Packet, f *flow.Flow, opt AlertOptions, pl *AlertPayload) {
+	stream := p.IPProto == decode.ProtoTCP && pl != nil && pl.StreamMatch
+	switch {
+	case stream && f != nil && len(pl.Stream) > 0:
+		data := pl.Stream
+		if opt.PayloadBufferSize > 0 && len(data) > opt.PayloadBufferSize {
+			data = data[:opt.PayloadBufferSize]
+		}
+		payloadMembers(j, data, opt)
+	case stream && len(p.Payload) == 0:
+	default:
+		payloadMembers(j, p.Payload, opt)
+	}
+	if stream {
+		j.Uint("stream", 1)
+	} else {
+		j.Uint("stream", 0)
+	}
+}
+
+func payloadMembers(j *JSON, data []byte, opt AlertOptions) {
+	if opt.Payload {
+		j.Base64("payload", data)
+	}
+	if opt.PayloadLength {
+		j.Uint("payload_length", uint64(len(data)))
+	}
+	if opt.PayloadPrintable {
+		j.PrintableASCII("payload_printable", data)
+	}
+}
+
+// packetObject writes the frame and its link type (EvePacket).
+func packetObject(j *JSON, p *decode.Packet) {
+	j.Base64("packet", p.Data)
+	j.Object("packet_info")
+	lt, name := linkTypeInfo(p.LinkType)
+	j.Uint("linktype", uint64(lt))
+	j.String("linktype_name", name)
+	j.Close('}')
 }
 
 func verdictObject(j *JSON, v *Verdict) {

@@ -147,7 +147,14 @@ func FlowRecord(j *JSON, f *flow.Flow, now time.Time) {
 		if t.Session {
 			b = append(b, `,"state":"`...)
 			b = append(b, t.State.String()...)
-			b = append(b, `","ts_max_regions":1,"tc_max_regions":1`...)
+			b = append(b, '"')
+			if t.TCGap {
+				b = append(b, `,"tc_gap":true`...)
+			}
+			if t.TSGap {
+				b = append(b, `,"ts_gap":true`...)
+			}
+			b = append(b, `,"ts_max_regions":1,"tc_max_regions":1`...)
 		}
 		b = append(b, '}')
 	}

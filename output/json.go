@@ -199,12 +199,34 @@ func (j *JSON) ElemString(v string) {
 	j.B = AppendJSONString(j.B, v)
 }
 
-// Raw adds a member whose value is already-encoded JSON.
 // Base64 adds a string member holding v in standard base64.
 func (j *JSON) Base64(k string, v []byte) {
 	j.key(k)
 	j.B = append(j.B, '"')
 	j.B = base64.StdEncoding.AppendEncode(j.B, v)
+	j.B = append(j.B, '"')
+}
+
+// PrintableASCII adds a string member holding v with only printable ASCII kept, as
+// Suricata's set_print_ascii: CR and LF are escaped, every other control or non-ASCII byte
+// becomes '.'.
+func (j *JSON) PrintableASCII(k string, v []byte) {
+	j.key(k)
+	j.B = append(j.B, '"')
+	for _, c := range v {
+		switch {
+		case c == '\r':
+			j.B = append(j.B, '\\', 'r')
+		case c == '\n':
+			j.B = append(j.B, '\\', 'n')
+		case c == '"' || c == '\\':
+			j.B = append(j.B, '\\', c)
+		case c < 0x20 || c >= 0x7f:
+			j.B = append(j.B, '.')
+		default:
+			j.B = append(j.B, c)
+		}
+	}
 	j.B = append(j.B, '"')
 }
 

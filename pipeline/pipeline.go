@@ -21,6 +21,7 @@ import (
 	"github.com/meerkat-ids/meerkat/detect/match"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
+	"github.com/meerkat-ids/meerkat/stream"
 )
 
 // Runmode names how packets are spread over goroutines.
@@ -63,7 +64,13 @@ type Config struct {
 	// divided among the workers.
 	FlowHashSize, FlowPrealloc int
 	Defrag                     defrag.Config
-	Outputs                    Outputs
+	// Stream is the TCP stream engine's configuration; nil runs without it (TCP state then
+	// follows the flow table's flag machine, and every packet is inspected as a packet).
+	Stream *stream.Config
+	// StreamDropInvalid drops, in IPS mode, packets the inline stream engine rejects
+	// (stream.inline with stream.drop-invalid).
+	StreamDropInvalid bool
+	Outputs           Outputs
 	// Engine is the detection engine; nil runs without detection.
 	Engine *detect.Engine
 	// Hosts stores xbits and hostbits for all workers (nil: those keywords never match).
@@ -181,6 +188,7 @@ func Run(ctx context.Context, src capture.Source, cfg Config) (*Result, error) {
 	for _, w := range workers {
 		w.flows.ExpireAll(last)
 		w.flows.Shutdown()
+		w.finishEnded()
 	}
 	// Elapsed covers the packet loop and the end-of-capture work (ending and logging the
 	// remaining flows), not start-up.
@@ -265,9 +273,11 @@ func runSingle(ctx context.Context, src capture.Source, w *worker, cfg *Config) 
 			// Another capture starts earlier than the last one ended: first end the flows
 			// that the last one's time had timed out (see runWorkers).
 			w.flows.ExpireAll(time.Unix(0, clock))
+			w.finishEnded()
 		}
 		clock, started = flow.NextClock(clock, ts), true
 		w.flows.SetClock(clock)
+		w.finishEnded()
 		gate.Mark(&fr)
 		w.process(&fr)
 	}
@@ -356,9 +366,11 @@ func (bp *batchPool) start(workers []*worker, pr *Progress) {
 				for k := 0; k < b.n; k++ {
 					if b.ticks[k] {
 						w.flows.ExpireAll(time.Unix(0, b.clocks[k]))
+						w.finishEnded()
 						continue
 					}
 					w.flows.SetClock(b.clocks[k])
+					w.finishEnded()
 					w.process(&b.frames[k])
 				}
 				b.n = 0

@@ -24,6 +24,7 @@ type worker struct {
 	rebuilt decode.Packet // a datagram rebuilt from fragments
 	flows   *flow.Table
 	defrag  *defrag.Reassembler
+	stream  *streamStage // nil with the stream engine off
 	json    output.JSON
 	eve     output.Buffer
 	fast    output.Buffer
@@ -45,6 +46,11 @@ func newWorker(id, n int, cfg *Config) (*worker, error) {
 	fc := cfg.Flow
 	fc.MaxFlows = max(fc.MaxFlows/n, 1)
 	fc.OnEnd = w.flowEnded
+	if cfg.Stream != nil {
+		w.stream = newStreamStage(*cfg.Stream, n)
+		fc.ExternalTCP = true
+		fc.Defer = w.deferEnd
+	}
 	w.flows = flow.NewTable(fc, cfg.FlowHashSize/n, cfg.FlowPrealloc/n)
 	dc := cfg.Defrag
 	if n > 1 {
@@ -130,6 +136,8 @@ type packetCtx struct {
 	p   *decode.Packet
 	f   *flow.Flow
 	dir flow.Direction
+	// streamInvalid: the stream engine rejected the packet as a stream error.
+	streamInvalid bool
 }
 
 // handle runs one decoded packet through the flow table and detection, logs its alerts and
@@ -137,17 +145,30 @@ type packetCtx struct {
 // steps differ only where the modes do.
 func (w *worker) handle(p *decode.Packet) {
 	if w.tc == nil {
-		w.flows.Packet(p)
+		pc := packetCtx{p: p}
+		pc.f, pc.dir = w.flows.Packet(p)
+		w.track(&pc)
+		w.logAnomalies(&pc)
 		if w.cfg.IPS {
 			w.ips.Accepted++
 		}
+		w.finishEnded()
 		return
 	}
 	pc := w.pre(p)
 	if w.cfg.Firewall {
+		w.preStream(&pc)
+	}
+	w.track(&pc)
+	if w.cfg.Firewall {
 		w.inspectFirewall(&pc)
 	} else if !w.inspect(&pc) {
+		w.logAnomalies(&pc)
+		w.finishEnded()
 		return
+	}
+	if w.stream != nil {
+		w.inspected(&pc)
 	}
 	var fwAlerts []*detect.Rule
 	var pv *alert.PacketVerdict
@@ -156,11 +177,21 @@ func (w *worker) handle(p *decode.Packet) {
 	}
 	w.logAlerts(&pc, fwAlerts, pv)
 	w.logTagged(&pc)
+	w.logAnomalies(&pc)
 	switch {
 	case w.cfg.Firewall:
 		w.firewallVerdict(&pc)
 	case w.cfg.IPS:
 		w.ipsVerdict(&pc)
+	}
+	w.finishEnded()
+}
+
+// finishEnded runs the ends the flow table deferred while the packet was handled (the
+// stream engine's flow-end pseudo packets).
+func (w *worker) finishEnded() {
+	if w.flows.Ending() {
+		w.flows.FinishEnded()
 	}
 }
 
@@ -219,17 +250,6 @@ func (w *worker) inspectFirewall(pc *packetCtx) {
 	if f == nil && v.Dropped() {
 		return // dropped by the pre_flow hook
 	}
-	if f != nil && f.Action == flow.ActionDrop {
-		if f.ByFirewall {
-			v.Drop(alert.ActionDrop, alert.ReasonFWFlowDrop)
-		} else {
-			v.Drop(alert.ActionDrop, alert.ReasonFlowDrop)
-		}
-	}
-	if f != nil && pc.p.IsTCP() && e.HasHook(firewall.TablePreStream) &&
-		e.RunHook(tc, pc.p, f, pc.dir, firewall.TablePreStream) {
-		v.Drop(alert.ActionDrop, alert.ReasonFWPreStreamHook)
-	}
 	switch {
 	case f != nil && f.Action == flow.ActionDrop:
 		// DetectFlow: a dropped flow is not inspected.
@@ -240,10 +260,36 @@ func (w *worker) inspectFirewall(pc *packetCtx) {
 	}
 }
 
+// preStream is firewall mode's step between the flow table and the stream engine: a dropped
+// flow drops the packet, and the packet:pre_stream hook runs for TCP.
+func (w *worker) preStream(pc *packetCtx) {
+	e, tc, f := w.cfg.Engine, w.tc, pc.f
+	v := &tc.Verdict
+	if f == nil {
+		return
+	}
+	if f.Action == flow.ActionDrop {
+		if f.ByFirewall {
+			v.Drop(alert.ActionDrop, alert.ReasonFWFlowDrop)
+		} else {
+			v.Drop(alert.ActionDrop, alert.ReasonFlowDrop)
+		}
+	}
+	if pc.p.IsTCP() && e.HasHook(firewall.TablePreStream) &&
+		e.RunHook(tc, pc.p, f, pc.dir, firewall.TablePreStream) {
+		v.Drop(alert.ActionDrop, alert.ReasonFWPreStreamHook)
+	}
+}
+
 // ipsVerdict counts an IPS-mode packet's verdict and drops it when a rule said so.
 func (w *worker) ipsVerdict(pc *packetCtx) {
 	q := w.tc.Queue
 	v := q.Verdict()
+	if v&alert.ActionDrop == 0 && pc.streamInvalid && w.cfg.StreamDropInvalid {
+		// An inline stream engine drops what it rejects as a stream error (drop-invalid).
+		w.drop(pc, alert.ReasonStreamError, nil, false)
+		return
+	}
 	if v&alert.ActionDrop == 0 {
 		w.ips.Accepted++
 		return
@@ -342,9 +388,9 @@ func (w *worker) logAlerts(pc *packetCtx, fwAlerts []*detect.Rule, pv *alert.Pac
 			v = packetVerdict(q, p, w.cfg.IPS)
 		}
 	}
-	one := func(a *output.Alert) {
+	one := func(a *output.Alert, fl alert.Flags) {
 		if w.eve.W != nil && outs.EVEAlert {
-			output.AlertRecord(&w.json, p, f, dir, a, outs.Alert, &v)
+			output.AlertRecordPayload(&w.json, p, f, dir, a, outs.Alert, &v, w.alertPayload(pc, fl))
 			w.eve.Line(w.json.B)
 		}
 		if w.fast.W != nil {
@@ -353,10 +399,10 @@ func (w *worker) logAlerts(pc *packetCtx, fwAlerts []*detect.Rule, pv *alert.Pac
 		}
 	}
 	for _, r := range fwAlerts {
-		one(w.alerts.of(r))
+		one(w.alerts.of(r), 0)
 	}
 	for _, en := range entries {
-		one(w.alerts.of(e.Rule(en.IID)))
+		one(w.alerts.of(e.Rule(en.IID)), en.Flags)
 	}
 }
 
@@ -437,6 +483,9 @@ func firewallVerdictObject(v *alert.PacketVerdict, p *decode.Packet) output.Verd
 
 // flowEnded logs a flow that timed out or was ended at shutdown.
 func (w *worker) flowEnded(f *flow.Flow) {
+	if w.stream != nil && f.Proto == decode.ProtoTCP {
+		w.flushStream(f)
+	}
 	if w.cfg.Engine != nil {
 		w.cfg.Engine.ForgetFlow(f)
 	}

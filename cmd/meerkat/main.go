@@ -249,6 +249,12 @@ func execute(o *options, stdout, stderr io.Writer, prog *progressLine) error {
 	pc.RulesLoaded, pc.RulesFailed, pc.RulesSkipped = uint64(rs.stats.Loaded), uint64(rs.stats.Failed), uint64(rs.stats.Skipped)
 	pc.IPS = o.simulateIPS || fw != nil
 	pc.Firewall = fw != nil
+	sc, err := streamConfig(st, pc.IPS, rs.engine != nil && rs.engine.HasStreamRules())
+	if err != nil {
+		return err
+	}
+	pc.Stream = sc
+	pc.StreamDropInvalid = sc != nil && sc.Inline && sc.DropInvalid
 	if rs.engine != nil && (rs.engine.Len() > 0 || fw != nil) {
 		pc.Engine = rs.engine
 		pc.RuleAlerts = output.RuleAlertConfig{Classifications: rs.classifications, References: rs.references}
@@ -561,7 +567,9 @@ func openOutputs(st *config.Settings, logDir string) (pipeline.Outputs, func() e
 		outs.DropAlerts = eve.Drop.Alerts
 		outs.DropAllFlows = eve.Drop.Flows == "all"
 		outs.Alert = output.AlertOptions{Metadata: eve.Alert.RuleMetadata, Flow: eve.Alert.Flow, Verdict: eve.Alert.Verdict,
-			References: eve.Alert.RuleReference, TaggedPackets: eve.Alert.TaggedPackets}
+			References: eve.Alert.RuleReference, TaggedPackets: eve.Alert.TaggedPackets,
+			Payload: eve.Alert.Payload, PayloadPrintable: eve.Alert.PayloadPrintable, PayloadLength: eve.Alert.PayloadLength,
+			Packet: eve.Alert.Packet, PayloadBufferSize: int(eve.Alert.PayloadBufferSize)}
 		if an := eve.Anomaly; an.Enabled {
 			outs.Anomaly = output.AnomalyOptions{Decode: an.Decode, Stream: an.Stream, AppLayer: an.AppLayer, PacketHeader: an.PacketHeader}
 		}
@@ -594,7 +602,7 @@ func pipelineConfig(st *config.Settings, rm pipeline.Runmode, o *options, outs p
 			ICMP:         toFlowTimeouts(st.FlowTimeouts.ICMP),
 			Default:      toFlowTimeouts(st.FlowTimeouts.Default),
 			VLANTracking: st.VLANUseForTracking,
-			Midstream:    st.Stream.Midstream,
+			Midstream:    st.Stream.Midstream, // without the stream engine
 		},
 		FlowHashSize: st.Flow.HashSize,
 		FlowPrealloc: st.Flow.Prealloc,

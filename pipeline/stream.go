@@ -1,0 +1,145 @@
+package pipeline
+
+import (
+	"github.com/meerkat-ids/meerkat/alert"
+	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/flow"
+	"github.com/meerkat-ids/meerkat/output"
+	"github.com/meerkat-ids/meerkat/stream"
+)
+
+// streamStage is a worker's TCP stream engine and what it hands detection per packet.
+type streamStage struct {
+	t   *stream.Tracker
+	raw stream.RawBuffer
+	// pseudo is the flow-end pseudo packet, reused.
+	pseudo decode.Packet
+	// logBuf and payload hold the stream payload of an alert record.
+	logBuf  []byte
+	payload output.AlertPayload
+}
+
+// newStreamStage makes a worker's stream engine, its memcaps shared out among n workers.
+func newStreamStage(cfg stream.Config, n int) *streamStage {
+	if n > 1 {
+		cfg.Memcap /= uint64(n)
+		cfg.ReassemblyMemcap /= uint64(n)
+		cfg.SegmentPrealloc /= n
+	}
+	return &streamStage{t: stream.NewTracker(cfg), raw: stream.RawBuffer{Chunks: make([][]byte, 0, 8)}}
+}
+
+// track runs a TCP packet of a flow through the stream engine, after the flow table and
+// before detection (Suricata's FlowWorker: StreamTcp between FlowHandlePacket and Detect): the
+// session state, FLOW_PKT_ESTABLISHED, reassembly, stream events, and the raw stream data the
+// packet inspects. A packet of a dropped flow does not reach the stream engine.
+func (w *worker) track(pc *packetCtx) {
+	st, p, f := w.stream, pc.p, pc.f
+	if st == nil {
+		return
+	}
+	if f == nil || !p.IsTCP() || f.Action == flow.ActionDrop {
+		if w.tc != nil {
+			w.tc.SetStream(nil, false, 0, 0)
+		}
+		return
+	}
+	res := st.t.Packet(f, p, pc.dir)
+	pc.dir = res.Dir
+	w.flows.Refresh(f)
+	p.StreamAdded = res.Added
+	pc.streamInvalid = res.Invalid
+	if w.tc == nil {
+		return
+	}
+	st.raw.Chunks = st.raw.Chunks[:0]
+	if res.StreamEst && st.t.Raw(f, pc.dir, false, &st.raw) {
+		p.StreamData = true
+	}
+	cs, ok := st.t.StreamSize(f, stream.Client)
+	ss, _ := st.t.StreamSize(f, stream.Server)
+	w.tc.SetStream(st.raw.Chunks, ok, cs, ss)
+}
+
+// inspected moves the raw stream progress past what the packet's detection inspected
+// (DetectRunCleanup's StreamReassembleRawUpdateProgress).
+func (w *worker) inspected(pc *packetCtx) {
+	if pc.p.StreamData {
+		w.stream.t.RawConsumed(pc.f, pc.dir, w.stream.raw.End)
+	}
+}
+
+// deferEnd keeps an ending TCP flow until the packet being handled is done (flow.Config.Defer),
+// so its pseudo packets and the release of its session run after it.
+func (w *worker) deferEnd(f *flow.Flow) bool { return f.Proto == decode.ProtoTCP }
+
+// flushStream runs the flow-end pseudo packets of a TCP flow that ends (Suricata's
+// FlowFinish with FlowNeedsReassembly): to_server first, then to_client, each inspecting the
+// data left in its direction, then releases the session.
+func (w *worker) flushStream(f *flow.Flow) {
+	st := w.stream
+	if w.tc != nil {
+		needs := st.t.NeedsFlush(f)
+		for _, dir := range [2]flow.Direction{flow.ToServer, flow.ToClient} {
+			if needs[dir] {
+				w.pseudoPacket(f, dir)
+			}
+		}
+	}
+	st.t.Release(f)
+}
+
+// pseudoPacket builds and inspects one flow-end pseudo packet of f in direction dir: no
+// payload and no pcap_cnt, the flow's tuple as seen in that direction, the time of the flow
+// clock (the last packet's in pcap mode), established by definition.
+func (w *worker) pseudoPacket(f *flow.Flow, dir flow.Direction) {
+	st := w.stream
+	p := &st.pseudo
+	*p = decode.Packet{
+		Timestamp: w.flows.Now(),
+		Source:    decode.SourceStreamFlowTimeout,
+		VLAN:      f.VLAN,
+		VLANCount: f.VLANs,
+		IPVersion: f.IPv,
+		IPProto:   decode.ProtoTCP,
+		HasL4:     true,
+		SrcIP:     f.SrcIP, DstIP: f.DstIP, SrcPort: f.SrcPort, DstPort: f.DstPort,
+		TCPFlags: decode.TCPFlagACK,
+	}
+	if dir == flow.ToClient {
+		p.SrcIP, p.DstIP, p.SrcPort, p.DstPort = f.DstIP, f.SrcIP, f.DstPort, f.SrcPort
+	}
+	if p.Timestamp.Before(f.Last()) {
+		p.Timestamp = f.Last()
+	}
+	f.SetPacketEstablished(true)
+	st.raw.Chunks = st.raw.Chunks[:0]
+	p.StreamData = st.t.Raw(f, dir, true, &st.raw)
+	cs, ok := st.t.StreamSize(f, stream.Client)
+	ss, _ := st.t.StreamSize(f, stream.Server)
+	w.tc.SetStream(st.raw.Chunks, ok, cs, ss)
+	st.t.Counters.PseudoPackets++
+	pc := packetCtx{p: p, f: f, dir: dir}
+	if w.cfg.Firewall {
+		w.tc.StartPacket()
+	}
+	w.cfg.Engine.Inspect(w.tc, p, f, dir)
+	w.inspected(&pc)
+	var pv *alert.PacketVerdict
+	w.logAlerts(&pc, nil, pv)
+}
+
+// alertPayload is the stream payload of an alert that matched on the stream (nil otherwise,
+// or when no payload is logged): the reassembled data of the packet's direction
+// (AlertJsonStreamData).
+func (w *worker) alertPayload(pc *packetCtx, fl alert.Flags) *output.AlertPayload {
+	o := &w.cfg.Outputs.Alert
+	if fl&alert.FlagStreamMatch == 0 || w.stream == nil || pc.f == nil ||
+		!(o.Payload || o.PayloadPrintable || o.PayloadLength) {
+		return nil
+	}
+	st := w.stream
+	st.logBuf = st.t.LogData(pc.f, pc.dir, st.logBuf[:0], o.PayloadBufferSize)
+	st.payload = output.AlertPayload{StreamMatch: true, Stream: st.logBuf}
+	return &st.payload
+}
