@@ -1,19 +1,11 @@
 package stream
 
-// CONTRACT STUB: the signatures below are the API the session code programs against. The
-// implementation (segment store, pages, overlap policies, depth, memcap) replaces the bodies;
-// nothing in this file is final until then.
-
-// Pool is one worker's storage for reassembly: segment records and data pages, reused, with
-// the accounted bytes bounded by stream.reassembly.memcap. Not safe for concurrent use.
-type Pool struct{}
-
-// NewPool makes a worker's pool: memcap bounds the accounted bytes (segment records and
-// pages), prealloc segment records are made up front.
-func NewPool(memcap uint64, prealloc int) *Pool { return &Pool{} }
-
-// InUse returns the bytes the pool has charged against its memcap.
-func (p *Pool) InUse() uint64 { return 0 }
+// The segment store of one direction, after Suricata 8.0.6's src/stream-tcp-list.c (segment
+// tree, overlap handling) and its streaming buffer (bytes by stream offset). Segment records
+// come from a Pool and are kept in a list ordered by (start, length); the bytes live in
+// fixed-size pages, also from the Pool, kept in a list ordered by page number, so that a
+// far-ahead segment takes only the pages it touches. Records decide which bytes are present;
+// a page's bytes outside every record are meaningless.
 
 // InsertOptions says how Insert resolves overlaps.
 type InsertOptions struct {
@@ -29,63 +21,536 @@ type InsertOptions struct {
 
 // InsertResult says what Insert did. Several flags may be set.
 type InsertResult struct {
-	Stored       bool // bytes not stored before were added
-	Overlap      bool // the segment overlapped stored data (tcp.overlap)
-	OverlapDiff  bool // overlapping bytes differed (only with CheckOverlapDiff or Inline)
-	Rewritten    bool // inline: the caller's data was overwritten with stored bytes
-	BeforeBase   bool // the segment lay wholly before the base (reassembly_segment_before_base_seq)
-	DepthReached bool // this insert reached the depth: data past it was cut (reassembly_depth_reached)
-	PastDepth    bool // the segment lay wholly past the depth: nothing stored
+	Stored      bool // bytes not stored before were added
+	Overlap     bool // the segment overlapped stored data (tcp.overlap)
+	OverlapDiff bool // overlapping bytes differed (IDS: only with CheckOverlapDiff; inline: always checked)
+	Rewritten   bool // inline: the caller's data was overwritten with stored bytes
+	BeforeBase  bool // the segment lay wholly before the base (reassembly_segment_before_base_seq)
+	// DepthReached: this insert reached the depth (reassembly_depth_reached). As in Suricata
+	// 8.0.6 (StreamTcpReassembleCheckDepth) the segment whose end passes the depth is not
+	// stored at all, and nothing is stored after it (PastDepth is set too).
+	DepthReached bool
+	PastDepth    bool // nothing stored because of the depth
 	NoSegment    bool // no segment record could be had under the memcap (reassembly_no_segment)
 	Memcap       bool // no page could be had under the memcap (reassembly_insert_memcap)
 }
 
 // Reassembly is one direction's segment store. Bytes are addressed by stream offset: the
 // number of bytes from the base, the sequence number of the direction's first data byte
-// (ISN+1). The zero value is not usable: call Init.
-type Reassembly struct{}
+// (ISN+1). Offsets are 64-bit: a base (sequence number, offset) pair, moved by Release,
+// maps sequence numbers to offsets across wrap-around and past 4 GiB. The zero value is a
+// store with base sequence number 0 and no depth; Init sets them. A Reassembly uses one
+// Pool for all its calls.
+type Reassembly struct {
+	baseSeq Seq
+	baseOff int64 // offset of baseSeq; bytes before it are released
+	depth   uint64
+	end     int64 // just past the last stored byte
+
+	depthReached bool
+
+	head, tail int32 // segment records, ordered by (start, n)
+	nsegs      int
+	phead      int32 // pages, ordered by page number
+	ptail      int32
+
+	pool *Pool // the pool of the last Insert, for the readers
+}
 
 // Init empties r (without freeing: call Free first when it held data) and sets its base
 // sequence number and depth (0: unlimited; bytes at offset >= depth are not stored).
-func (r *Reassembly) Init(base Seq, depth uint64) {}
+func (r *Reassembly) Init(base Seq, depth uint64) {
+	*r = Reassembly{baseSeq: base, depth: depth}
+}
 
-// SetDepth changes the depth (per-flow change at protocol detection).
-func (r *Reassembly) SetDepth(depth uint64) {}
+// SetDepth changes the depth (per-flow change at protocol detection). Once the depth was
+// reached the store stays closed, as Suricata's DEPTH_REACHED flag stays set.
+func (r *Reassembly) SetDepth(depth uint64) { r.depth = depth }
 
-// Offset returns the stream offset of seq. seq must lie within 2 GiB of the data kept.
-func (r *Reassembly) Offset(seq Seq) uint64 { return 0 }
+// DepthReached reports whether an insert reached the depth.
+func (r *Reassembly) DepthReached() bool { return r.depthReached }
+
+// Base returns the offset before which data was released.
+func (r *Reassembly) Base() uint64 { return uint64(r.baseOff) }
+
+func (r *Reassembly) soff(seq Seq) int64 { return r.baseOff + int64(seq.Diff(r.baseSeq)) }
+
+// Offset returns the stream offset of seq. seq must lie within 2 GiB of the base; a seq
+// before offset 0 (before ISN+1) gives 0.
+func (r *Reassembly) Offset(seq Seq) uint64 {
+	if o := r.soff(seq); o > 0 {
+		return uint64(o)
+	}
+	return 0
+}
 
 // SeqAt returns the sequence number of stream offset off.
-func (r *Reassembly) SeqAt(off uint64) Seq { return 0 }
+func (r *Reassembly) SeqAt(off uint64) Seq {
+	return r.baseSeq + Seq(uint32(int64(off)-r.baseOff))
+}
 
 // Insert stores data, the payload of a segment starting at seq, resolving overlaps with
 // opt. With opt.Inline, data may be overwritten in place.
+//
+// The steps are Suricata's (src/stream-tcp-list.c): a segment wholly before the base is
+// dropped; the depth is checked (StreamTcpReassembleCheckDepth); a record is taken (no
+// record: NoSegment) and put in order; an exact (seq, length) duplicate keeps the stored
+// record; the segment overlaps when its neighbours in that order touch it (CheckOverlap);
+// then the overlap policy is applied per stored segment found by walking back from the
+// segment while the previous record still reaches it, and forward while the next record
+// starts before its end (DoHandleDataCheckBackwards/Forward). Like Suricata, the backward
+// walk stops at the first record that ends before the segment, so a longer record further
+// back is not consulted, and a segment whose neighbours do not touch it is written as is.
+// Memory for the bytes is taken for the whole segment or not at all (Memcap).
 func (r *Reassembly) Insert(pool *Pool, seq Seq, data []byte, opt InsertOptions) InsertResult {
-	return InsertResult{}
+	var res InsertResult
+	if len(data) == 0 {
+		return res
+	}
+	r.pool = pool
+	start := r.soff(seq)
+	end := start + int64(len(data))
+	if end <= r.baseOff {
+		res.BeforeBase = true
+		return res
+	}
+	if !r.checkDepth(start, end, &res) {
+		return res
+	}
+
+	rec := pool.getRec()
+	if rec == 0 {
+		res.NoSegment = true
+		return res
+	}
+	pool.recs[rec].start, pool.recs[rec].n = start, uint32(len(data))
+
+	// Find the place: after every record ordered before (start, n).
+	prev := r.tail
+	for prev != 0 {
+		p := &pool.recs[prev]
+		if p.start < start || (p.start == start && p.n <= uint32(len(data))) {
+			break
+		}
+		prev = p.prev
+	}
+	dup := int32(0)
+	if prev != 0 && pool.recs[prev].start == start && pool.recs[prev].n == uint32(len(data)) {
+		dup = prev
+	}
+
+	lo := max(start, r.baseOff) // bytes before the base are not stored
+	if dup != 0 {
+		pool.putRec(rec)
+		rec = dup
+		res.Overlap = true
+		res.Stored = !r.covered(pool, lo, end, 0)
+	} else {
+		r.link(pool, rec, prev)
+		next := pool.recs[rec].next
+		if next != 0 && (pool.recs[next].start == start || end > pool.recs[next].start) {
+			res.Overlap = true
+		}
+		if prev != 0 && (pool.recs[prev].start == start || pool.recs[prev].end() > start) {
+			res.Overlap = true
+		}
+		if !res.Overlap && next == 0 && lo >= r.end {
+			res.Stored = true // appended
+		} else {
+			res.Stored = !r.covered(pool, lo, end, rec)
+		}
+	}
+
+	buf := data
+	if res.Overlap {
+		if !opt.Inline {
+			buf = pool.buf(len(data))
+			copy(buf, data)
+		}
+		if dup != 0 {
+			r.resolve(pool, dup, start, end, data, buf, opt, &res)
+		}
+		for t := pool.recs[rec].prev; t != 0; t = pool.recs[t].prev {
+			te := pool.recs[t].end()
+			if te <= r.baseOff {
+				continue
+			}
+			if te <= start {
+				break
+			}
+			r.resolve(pool, t, start, end, data, buf, opt, &res)
+		}
+		for t := pool.recs[rec].next; t != 0; t = pool.recs[t].next {
+			if end <= pool.recs[t].start {
+				break
+			}
+			r.resolve(pool, t, start, end, data, buf, opt, &res)
+		}
+	}
+
+	if !r.ensurePages(pool, lo, end) {
+		if dup == 0 {
+			r.unlink(pool, rec)
+			pool.putRec(rec)
+		}
+		res.Memcap = true
+		res.Stored = false
+		return res
+	}
+	r.write(pool, lo, buf[lo-start:])
+	if end > r.end {
+		r.end = end
+	}
+	return res
+}
+
+// checkDepth applies Suricata's StreamTcpReassembleCheckDepth: with a depth, nothing is
+// stored once the depth was reached; a segment whose end lies past the depth reaches it and
+// is not stored (the source's "partial fit" branch cannot be reached, so there is no
+// truncation, where the reference says the crossing segment is truncated); and a segment
+// must start before ISN+depth, that is at an offset below depth-1 (the source compares with
+// isn+depth, not isn+1+depth), and at or after the ISN.
+func (r *Reassembly) checkDepth(start, end int64, res *InsertResult) bool {
+	if r.depth == 0 {
+		return true
+	}
+	if r.depthReached {
+		res.PastDepth = true
+		return false
+	}
+	if uint64(end) > r.depth {
+		r.depthReached = true
+		res.DepthReached = true
+		res.PastDepth = true
+		return false
+	}
+	if start < -1 || start >= int64(r.depth)-1 {
+		res.PastDepth = true
+		return false
+	}
+	return true
+}
+
+func (s *segRec) end() int64 { return s.start + int64(s.n) }
+
+// resolve applies the overlap handling of one stored record t to the new segment [start,
+// end) with bytes data; buf holds the bytes that will be written (Suricata's
+// DoHandleDataOverlap).
+func (r *Reassembly) resolve(pool *Pool, t int32, start, end int64, data, buf []byte, opt InsertOptions, res *InsertResult) {
+	ts, te := pool.recs[t].start, pool.recs[t].end()
+	lo, hi := max(start, ts, r.baseOff), min(end, te)
+	if lo >= hi {
+		return
+	}
+	seg := data[lo-start : hi-start]
+	if opt.Inline {
+		// First data wins: the packet is rewritten to the accepted bytes
+		// (StreamTcpInlineSegmentCompare, StreamTcpInlineSegmentReplacePacket).
+		if !r.equal(pool, lo, seg) {
+			r.read(pool, lo, seg)
+			res.Rewritten = true
+			res.OverlapDiff = true
+		}
+		return
+	}
+	if opt.CheckOverlapDiff && !r.equal(pool, lo, seg) {
+		res.OverlapDiff = true
+	}
+	if !newDataWins(opt.Policy, start, end, ts, te) {
+		r.read(pool, lo, buf[lo-start:hi-start])
+	}
+}
+
+// link puts rec after prev (0: at the head).
+func (r *Reassembly) link(pool *Pool, rec, prev int32) {
+	s := &pool.recs[rec]
+	s.prev = prev
+	if prev == 0 {
+		s.next = r.head
+		r.head = rec
+	} else {
+		s.next = pool.recs[prev].next
+		pool.recs[prev].next = rec
+	}
+	if s.next == 0 {
+		r.tail = rec
+	} else {
+		pool.recs[s.next].prev = rec
+	}
+	r.nsegs++
+}
+
+func (r *Reassembly) unlink(pool *Pool, rec int32) {
+	s := &pool.recs[rec]
+	if s.prev == 0 {
+		r.head = s.next
+	} else {
+		pool.recs[s.prev].next = s.next
+	}
+	if s.next == 0 {
+		r.tail = s.prev
+	} else {
+		pool.recs[s.next].prev = s.prev
+	}
+	r.nsegs--
+}
+
+// covered reports whether records other than skip cover all of [lo, hi).
+func (r *Reassembly) covered(pool *Pool, lo, hi int64, skip int32) bool {
+	pos := lo
+	for t := r.head; t != 0 && pos < hi; t = pool.recs[t].next {
+		if t == skip {
+			continue
+		}
+		s := &pool.recs[t]
+		if s.start > pos {
+			return false
+		}
+		pos = max(pos, s.end())
+	}
+	return pos >= hi
+}
+
+// findPage returns the page numbered no, or 0 and the page after which it would go (0: at
+// the head). It walks from the nearer end of the page list.
+func (r *Reassembly) findPage(pool *Pool, no uint64) (found, after int32) {
+	if r.phead == 0 {
+		return 0, 0
+	}
+	h, t := pool.pages[r.phead], pool.pages[r.ptail]
+	switch {
+	case no == t.no:
+		return r.ptail, 0
+	case no > t.no:
+		return 0, r.ptail
+	case no < h.no:
+		return 0, 0
+	}
+	if no-h.no < t.no-no {
+		var last int32
+		for i := r.phead; i != 0; i = pool.pages[i].next {
+			pg := pool.pages[i]
+			if pg.no == no {
+				return i, 0
+			}
+			if pg.no > no {
+				break
+			}
+			last = i
+		}
+		return 0, last
+	}
+	for i := r.ptail; i != 0; i = pool.pages[i].prev {
+		pg := pool.pages[i]
+		if pg.no == no {
+			return i, 0
+		}
+		if pg.no < no {
+			return 0, i
+		}
+	}
+	return 0, 0
+}
+
+// ensurePages makes the pages for [lo, hi) present, all of them or (memcap) none.
+func (r *Reassembly) ensurePages(pool *Pool, lo, hi int64) bool {
+	if lo >= hi {
+		return true
+	}
+	first, last := uint64(lo)/PageSize, uint64(hi-1)/PageSize
+	missing := 0
+	for no := first; no <= last; no++ {
+		if found, _ := r.findPage(pool, no); found == 0 {
+			missing++
+		}
+	}
+	if missing == 0 {
+		return true
+	}
+	if !pool.canGetPages(missing) {
+		return false
+	}
+	for no := first; no <= last; no++ {
+		found, after := r.findPage(pool, no)
+		if found != 0 {
+			continue
+		}
+		pi := pool.getPage()
+		pg := pool.pages[pi]
+		pg.no, pg.prev = no, after
+		if after == 0 {
+			pg.next = r.phead
+			r.phead = pi
+		} else {
+			pg.next = pool.pages[after].next
+			pool.pages[after].next = pi
+		}
+		if pg.next == 0 {
+			r.ptail = pi
+		} else {
+			pool.pages[pg.next].prev = pi
+		}
+	}
+	return true
+}
+
+// pageFor returns the page holding offset off, which must exist.
+func (r *Reassembly) pageFor(pool *Pool, off int64) *page {
+	i, _ := r.findPage(pool, uint64(off)/PageSize)
+	return pool.pages[i]
+}
+
+// write copies b to offsets [off, off+len(b)), whose pages exist.
+func (r *Reassembly) write(pool *Pool, off int64, b []byte) {
+	for len(b) > 0 {
+		pg := r.pageFor(pool, off)
+		n := copy(pg.data[off%PageSize:], b)
+		b = b[n:]
+		off += int64(n)
+	}
+}
+
+// read copies the stored bytes at [off, off+len(b)) into b.
+func (r *Reassembly) read(pool *Pool, off int64, b []byte) {
+	for len(b) > 0 {
+		pg := r.pageFor(pool, off)
+		n := copy(b, pg.data[off%PageSize:])
+		b = b[n:]
+		off += int64(n)
+	}
+}
+
+// equal reports whether the stored bytes at [off, off+len(b)) equal b.
+func (r *Reassembly) equal(pool *Pool, off int64, b []byte) bool {
+	for len(b) > 0 {
+		pg := r.pageFor(pool, off)
+		o := off % PageSize
+		n := min(len(b), PageSize-int(o))
+		if string(pg.data[o:int(o)+n]) != string(b[:n]) {
+			return false
+		}
+		b = b[n:]
+		off += int64(n)
+	}
+	return true
 }
 
 // Contiguous returns the end offset of the data present without a hole from offset from
 // (from itself when the byte at from is missing).
-func (r *Reassembly) Contiguous(from uint64) uint64 { return from }
+func (r *Reassembly) Contiguous(from uint64) uint64 {
+	if s, e, ok := r.NextBlock(from); ok && s == from {
+		return e
+	}
+	return from
+}
 
 // NextBlock returns the first run of present bytes [start, end) that ends after from, with
 // start >= from clipped; ok is false when no byte at or after from is stored.
-func (r *Reassembly) NextBlock(from uint64) (start, end uint64, ok bool) { return 0, 0, false }
+func (r *Reassembly) NextBlock(from uint64) (start, end uint64, ok bool) {
+	pool := r.pool
+	f := max(int64(from), r.baseOff)
+	var s, e int64
+	for t := r.head; t != 0; t = pool.recs[t].next {
+		rec := &pool.recs[t]
+		if !ok {
+			if rec.end() <= f {
+				continue
+			}
+			s, e, ok = max(rec.start, f), rec.end(), true
+			continue
+		}
+		if rec.start > e {
+			break
+		}
+		e = max(e, rec.end())
+	}
+	if !ok {
+		return 0, 0, false
+	}
+	return uint64(s), uint64(e), true
+}
 
 // Bytes returns the bytes [from, to), which must all be present. When they lie in one page
 // the result is a subslice of it (valid until the next Insert or Release); otherwise they are
 // copied into scratch (appended from scratch[:0]) and that is returned.
-func (r *Reassembly) Bytes(from, to uint64, scratch []byte) []byte { return nil }
+func (r *Reassembly) Bytes(from, to uint64, scratch []byte) []byte {
+	pool := r.pool
+	if to <= from {
+		return scratch[:0]
+	}
+	if from/PageSize == (to-1)/PageSize {
+		pg := r.pageFor(pool, int64(from))
+		return pg.data[from%PageSize : from%PageSize+(to-from)]
+	}
+	out := scratch[:0]
+	pi, _ := r.findPage(pool, from/PageSize)
+	for off := from; off < to; {
+		pg := pool.pages[pi]
+		o := off % PageSize
+		n := min(to-off, PageSize-o)
+		out = append(out, pg.data[o:o+n]...)
+		off += n
+		pi = pg.next
+	}
+	return out
+}
 
 // End returns the offset just past the last stored byte (0 when nothing was stored).
-func (r *Reassembly) End() uint64 { return 0 }
+func (r *Reassembly) End() uint64 { return uint64(max(r.end, 0)) }
 
 // Release frees the storage of every byte before offset upTo; those bytes can no longer be
-// read and a segment that lies wholly before upTo is BeforeBase.
-func (r *Reassembly) Release(pool *Pool, upTo uint64) {}
+// read and a segment that lies wholly before upTo is BeforeBase. Records that reach past
+// upTo are kept (their bytes before upTo are gone), as Suricata keeps a segment until it is
+// wholly consumed (StreamTcpPruneSession).
+func (r *Reassembly) Release(pool *Pool, upTo uint64) {
+	u := int64(upTo)
+	if u <= r.baseOff {
+		return
+	}
+	r.baseSeq = r.SeqAt(upTo)
+	r.baseOff = u
+	for t := r.head; t != 0; {
+		s := &pool.recs[t]
+		next := s.next
+		if s.start >= u {
+			break
+		}
+		if s.end() <= u {
+			r.unlink(pool, t)
+			pool.putRec(t)
+		}
+		t = next
+	}
+	for r.phead != 0 {
+		pg := pool.pages[r.phead]
+		if (pg.no+1)*PageSize > upTo {
+			break
+		}
+		pi := r.phead
+		r.phead = pg.next
+		if r.phead == 0 {
+			r.ptail = 0
+		} else {
+			pool.pages[r.phead].prev = 0
+		}
+		pool.putPage(pi)
+	}
+}
 
-// Free returns all of r's storage to pool.
-func (r *Reassembly) Free(pool *Pool) {}
+// Free returns all of r's storage to pool. The base and depth stay.
+func (r *Reassembly) Free(pool *Pool) {
+	for t := r.head; t != 0; {
+		next := pool.recs[t].next
+		pool.putRec(t)
+		t = next
+	}
+	for pi := r.phead; pi != 0; {
+		next := pool.pages[pi].next
+		pool.putPage(pi)
+		pi = next
+	}
+	r.head, r.tail, r.nsegs, r.phead, r.ptail = 0, 0, 0, 0, 0
+}
 
 // Segments returns the number of segment records r holds.
-func (r *Reassembly) Segments() int { return 0 }
+func (r *Reassembly) Segments() int { return r.nsegs }
