@@ -219,7 +219,7 @@ func (t *Tracker) stateFinWait2(s *Session, c *pctx) bool {
 			return false
 		}
 		if !retrans {
-			if !((c.seq+Seq(c.plen)).LEQ(snd.nextWin) || s.flags&(ssnMidstream|ssnAsync) != 0) {
+			if !((c.seq + Seq(c.plen)).LEQ(snd.nextWin) || s.flags&(ssnMidstream|ssnAsync) != 0) {
 				t.event(c, decode.EventStreamFin2AckWrongSeq)
 				return false
 			}
