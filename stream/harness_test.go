@@ -39,7 +39,8 @@ type conv struct {
 	hdr [60]byte
 	ts  time.Time
 	// last is the result of the latest packet.
-	last PacketResult
+	last   PacketResult
+	rawBuf RawBuffer
 }
 
 func defaultConfig() Config {
@@ -68,7 +69,8 @@ type pkt struct {
 	wscale     int        // -1: none
 	opts       []byte     // raw options appended to the header
 	badCsum    bool
-	zeroWin    bool // send window 0 (otherwise a zero win means 65535, RST excepted)
+	payload    []byte // used instead of data when set (no allocation)
+	zeroWin    bool   // send window 0 (otherwise a zero win means 65535, RST excepted)
 }
 
 // send runs one packet and returns the result.
@@ -104,7 +106,10 @@ func (c *conv) send(k pkt) PacketResult {
 	}
 	copy(h[20:], k.opts)
 	p.L4Header = h
-	p.Payload = []byte(k.data)
+	p.Payload = k.payload
+	if p.Payload == nil && k.data != "" {
+		p.Payload = []byte(k.data)
+	}
 	p.L4ChecksumBad = k.badCsum
 	c.ts = c.ts.Add(time.Millisecond)
 	p.Timestamp = c.ts

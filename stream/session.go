@@ -200,7 +200,8 @@ func (s *Session) streamOf(dir flow.Direction) *Stream {
 
 // packet is StreamTcp + StreamTcpPacket.
 func (t *Tracker) packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) PacketResult {
-	res := PacketResult{Dir: dir}
+	t.res = PacketResult{Dir: dir}
+	res := &t.res
 	fl := p.TCPFlags
 	switch {
 	case fl&(thSYN|thACK) == thSYN|thACK:
@@ -218,13 +219,13 @@ func (t *Tracker) packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) Pac
 		res.Established = est
 		res.StreamEst = est
 		f.SetPacketEstablished(est)
-		return res
+		return *res
 	}
 	res.Established = est
 	t.cur = p
 
 	c := &t.pc
-	*c = pctx{f: f, p: p, res: &res, seq: Seq(p.TCPSeq), ack: Seq(p.TCPAck), win: p.TCPWindow,
+	*c = pctx{f: f, p: p, res: res, seq: Seq(p.TCPSeq), ack: Seq(p.TCPAck), win: p.TCPWindow,
 		flags: fl, plen: uint32(len(p.Payload)), toServer: dir == flow.ToServer,
 		tsSec: uint32(p.Timestamp.Unix())}
 	tcpOptions(c)
@@ -259,7 +260,8 @@ func (t *Tracker) packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) Pac
 	res.Invalid = !ok
 	res.Added = c.added
 	f.SetPacketEstablished(res.Established)
-	return res
+	c.f, c.p, c.res = nil, nil, nil
+	return *res
 }
 
 // trackFlags keeps the flags seen (ssn->tcp_packet_flags and per stream) and f.TCP's copy.

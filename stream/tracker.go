@@ -127,6 +127,7 @@ type Tracker struct {
 	ssnMem   uint64
 
 	pc  pctx           // the packet being handled
+	res PacketResult   // its result
 	cur *decode.Packet // the packet last given to Packet (events found by AppData)
 	// last is the latest packet's payload placement, for inline raw inspection.
 	last struct {
