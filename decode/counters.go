@@ -77,13 +77,18 @@ func (c *Counters) Add(o *Counters) {
 var eventStatNames [EventCount]string
 
 func init() {
-	AllEvents(func(e Event) { eventStatNames[e] = "decoder.event." + e.String() })
+	AllEvents(func(e Event) {
+		if !e.IsStream() {
+			eventStatNames[e] = "decoder.event." + e.String()
+		}
+	})
 }
 
 // Each calls fn with every counter under its Suricata stats name: decoder.pkts,
 // decoder.bytes, ..., decoder.avg_pkt_size, decoder.max_pkt_size, then
 // decoder.event.<event name> for every decoder event. The IP reassembly events
-// (ipv4/ipv6.frag_overlap, frag_pkt_too_large) are left to defrag's counters, which own them.
+// (ipv4/ipv6.frag_overlap, frag_pkt_too_large) are left to defrag's counters, which own them,
+// and the stream events (Event.IsStream) to the stream engine's.
 func (c *Counters) Each(fn func(name string, v uint64)) {
 	fn("decoder.pkts", c.Pkts)
 	fn("decoder.bytes", c.Bytes)
@@ -112,7 +117,7 @@ func (c *Counters) Each(fn func(name string, v uint64)) {
 	fn("decoder.avg_pkt_size", c.AvgPktSize())
 	fn("decoder.max_pkt_size", c.MaxPktSize)
 	for e := Event(1); e < EventCount; e++ {
-		if e.IsDefragEvent() {
+		if e.IsDefragEvent() || e.IsStream() {
 			continue
 		}
 		fn(eventStatNames[e], c.Events[e])

@@ -127,6 +127,80 @@ const (
 	// SCTP.
 	EventSCTPPktTooSmall // sctp.pkt_too_small
 
+	// TCP stream engine: the stream events, raised by package stream, follow the decoder
+	// events in Suricata's order (decode-events.h). Event.IsStream tells them apart.
+	EventStream3WHSAckInWrongDir               // stream.3whs_ack_in_wrong_dir
+	EventStream3WHSAsyncWrongSeq               // stream.3whs_async_wrong_seq
+	EventStream3WHSRightSeqWrongAckEvasion     // stream.3whs_right_seq_wrong_ack_evasion
+	EventStream3WHSSynAckInWrongDirection      // stream.3whs_synack_in_wrong_direction
+	EventStream3WHSSynAckResendWithDiffAck     // stream.3whs_synack_resend_with_diff_ack
+	EventStream3WHSSynAckResendWithDiffSeq     // stream.3whs_synack_resend_with_diff_seq
+	EventStream3WHSSynAckToServerOnSynRecv     // stream.3whs_synack_toserver_on_syn_recv
+	EventStream3WHSSynAckWithWrongAck          // stream.3whs_synack_with_wrong_ack
+	EventStream3WHSSynAckFlood                 // stream.3whs_synack_flood
+	EventStream3WHSSynAckTFODataIgnored        // stream.3whs_synack_tfo_data_ignored
+	EventStream3WHSSynResendDiffSeqOnSynRecv   // stream.3whs_syn_resend_diff_seq_on_syn_recv
+	EventStream3WHSSynToClientOnSynRecv        // stream.3whs_syn_toclient_on_syn_recv
+	EventStream3WHSSynFlood                    // stream.3whs_syn_flood
+	EventStream3WHSWrongSeqWrongAck            // stream.3whs_wrong_seq_wrong_ack
+	EventStream3WHSAckDataInject               // stream.3whs_ack_data_inject
+	EventStream4WHSSynAckWithWrongAck          // stream.4whs_synack_with_wrong_ack
+	EventStream4WHSSynAckWithWrongSyn          // stream.4whs_synack_with_wrong_syn
+	EventStream4WHSWrongSeq                    // stream.4whs_wrong_seq
+	EventStream4WHSInvalidAck                  // stream.4whs_invalid_ack
+	EventStreamCloseWaitAckOutOfWindow         // stream.closewait_ack_out_of_window
+	EventStreamCloseWaitFinOutOfWindow         // stream.closewait_fin_out_of_window
+	EventStreamCloseWaitPktBeforeLastAck       // stream.closewait_pkt_before_last_ack
+	EventStreamCloseWaitInvalidAck             // stream.closewait_invalid_ack
+	EventStreamClosingAckWrongSeq              // stream.closing_ack_wrong_seq
+	EventStreamClosingInvalidAck               // stream.closing_invalid_ack
+	EventStreamEstPacketOutOfWindow            // stream.est_packet_out_of_window
+	EventStreamEstPktBeforeLastAck             // stream.est_pkt_before_last_ack
+	EventStreamEstSynAckResend                 // stream.est_synack_resend
+	EventStreamEstSynAckResendWithDiffAck      // stream.est_synack_resend_with_diff_ack
+	EventStreamEstSynAckResendWithDiffSeq      // stream.est_synack_resend_with_diff_seq
+	EventStreamEstSynAckToServer               // stream.est_synack_toserver
+	EventStreamEstSynResend                    // stream.est_syn_resend
+	EventStreamEstSynResendDiffSeq             // stream.est_syn_resend_diff_seq
+	EventStreamEstSynToClient                  // stream.est_syn_toclient
+	EventStreamEstInvalidAck                   // stream.est_invalid_ack
+	EventStreamEstAckZWPData                   // stream.est_ack_zwp_data
+	EventStreamFinInvalidAck                   // stream.fin_invalid_ack
+	EventStreamFin1AckWrongSeq                 // stream.fin1_ack_wrong_seq
+	EventStreamFin1FinWrongSeq                 // stream.fin1_fin_wrong_seq
+	EventStreamFin1InvalidAck                  // stream.fin1_invalid_ack
+	EventStreamFin2AckWrongSeq                 // stream.fin2_ack_wrong_seq
+	EventStreamFin2FinWrongSeq                 // stream.fin2_fin_wrong_seq
+	EventStreamFin2InvalidAck                  // stream.fin2_invalid_ack
+	EventStreamFinButNoSession                 // stream.fin_but_no_session
+	EventStreamFinOutOfWindow                  // stream.fin_out_of_window
+	EventStreamFinSyn                          // stream.fin_syn
+	EventStreamLastAckAckWrongSeq              // stream.lastack_ack_wrong_seq
+	EventStreamLastAckInvalidAck               // stream.lastack_invalid_ack
+	EventStreamRstButNoSession                 // stream.rst_but_no_session
+	EventStreamTimeWaitAckWrongSeq             // stream.timewait_ack_wrong_seq
+	EventStreamTimeWaitInvalidAck              // stream.timewait_invalid_ack
+	EventStreamShutdownSynResend               // stream.shutdown_syn_resend
+	EventStreamPktInvalidTimestamp             // stream.pkt_invalid_timestamp
+	EventStreamPktInvalidAck                   // stream.pkt_invalid_ack
+	EventStreamPktBrokenAck                    // stream.pkt_broken_ack
+	EventStreamRstInvalidAck                   // stream.rst_invalid_ack
+	EventStreamRstWithData                     // stream.rst_with_data
+	EventStreamPktRetransmission               // stream.pkt_retransmission
+	EventStreamPktSpuriousRetransmission       // stream.pkt_spurious_retransmission
+	EventStreamPktBadWindowUpdate              // stream.pkt_bad_window_update
+	EventStreamSuspectedRstInject              // stream.suspected_rst_inject
+	EventStreamWrongThread                     // stream.wrong_thread
+	EventStreamReassemblySegmentBeforeBaseSeq  // stream.reassembly_segment_before_base_seq
+	EventStreamReassemblyNoSegment             // stream.reassembly_no_segment
+	EventStreamReassemblySeqGap                // stream.reassembly_seq_gap
+	EventStreamReassemblyOverlapDifferentData  // stream.reassembly_overlap_different_data
+	EventStreamReassemblyDepthReached          // stream.reassembly_depth_reached
+	EventStreamReassemblyInsertMemcap          // stream.reassembly_insert_memcap
+	EventStreamReassemblyInsertLimit           // stream.reassembly_insert_limit
+	EventStreamReassemblyInsertInvalid         // stream.reassembly_insert_invalid
+	EventStreamReassemblyUrgentOOBLimitReached // stream.reassembly_urgent_oob_limit_reached
+
 	// EventCount is one more than the largest event; events are numbered 1..EventCount-1.
 	EventCount
 )
@@ -216,6 +290,78 @@ var eventNames = [EventCount]string{
 	EventUDPLenInvalid:   "udp.len_invalid",
 
 	EventSCTPPktTooSmall: "sctp.pkt_too_small",
+
+	EventStream3WHSAckInWrongDir:               "stream.3whs_ack_in_wrong_dir",
+	EventStream3WHSAsyncWrongSeq:               "stream.3whs_async_wrong_seq",
+	EventStream3WHSRightSeqWrongAckEvasion:     "stream.3whs_right_seq_wrong_ack_evasion",
+	EventStream3WHSSynAckInWrongDirection:      "stream.3whs_synack_in_wrong_direction",
+	EventStream3WHSSynAckResendWithDiffAck:     "stream.3whs_synack_resend_with_diff_ack",
+	EventStream3WHSSynAckResendWithDiffSeq:     "stream.3whs_synack_resend_with_diff_seq",
+	EventStream3WHSSynAckToServerOnSynRecv:     "stream.3whs_synack_toserver_on_syn_recv",
+	EventStream3WHSSynAckWithWrongAck:          "stream.3whs_synack_with_wrong_ack",
+	EventStream3WHSSynAckFlood:                 "stream.3whs_synack_flood",
+	EventStream3WHSSynAckTFODataIgnored:        "stream.3whs_synack_tfo_data_ignored",
+	EventStream3WHSSynResendDiffSeqOnSynRecv:   "stream.3whs_syn_resend_diff_seq_on_syn_recv",
+	EventStream3WHSSynToClientOnSynRecv:        "stream.3whs_syn_toclient_on_syn_recv",
+	EventStream3WHSSynFlood:                    "stream.3whs_syn_flood",
+	EventStream3WHSWrongSeqWrongAck:            "stream.3whs_wrong_seq_wrong_ack",
+	EventStream3WHSAckDataInject:               "stream.3whs_ack_data_inject",
+	EventStream4WHSSynAckWithWrongAck:          "stream.4whs_synack_with_wrong_ack",
+	EventStream4WHSSynAckWithWrongSyn:          "stream.4whs_synack_with_wrong_syn",
+	EventStream4WHSWrongSeq:                    "stream.4whs_wrong_seq",
+	EventStream4WHSInvalidAck:                  "stream.4whs_invalid_ack",
+	EventStreamCloseWaitAckOutOfWindow:         "stream.closewait_ack_out_of_window",
+	EventStreamCloseWaitFinOutOfWindow:         "stream.closewait_fin_out_of_window",
+	EventStreamCloseWaitPktBeforeLastAck:       "stream.closewait_pkt_before_last_ack",
+	EventStreamCloseWaitInvalidAck:             "stream.closewait_invalid_ack",
+	EventStreamClosingAckWrongSeq:              "stream.closing_ack_wrong_seq",
+	EventStreamClosingInvalidAck:               "stream.closing_invalid_ack",
+	EventStreamEstPacketOutOfWindow:            "stream.est_packet_out_of_window",
+	EventStreamEstPktBeforeLastAck:             "stream.est_pkt_before_last_ack",
+	EventStreamEstSynAckResend:                 "stream.est_synack_resend",
+	EventStreamEstSynAckResendWithDiffAck:      "stream.est_synack_resend_with_diff_ack",
+	EventStreamEstSynAckResendWithDiffSeq:      "stream.est_synack_resend_with_diff_seq",
+	EventStreamEstSynAckToServer:               "stream.est_synack_toserver",
+	EventStreamEstSynResend:                    "stream.est_syn_resend",
+	EventStreamEstSynResendDiffSeq:             "stream.est_syn_resend_diff_seq",
+	EventStreamEstSynToClient:                  "stream.est_syn_toclient",
+	EventStreamEstInvalidAck:                   "stream.est_invalid_ack",
+	EventStreamEstAckZWPData:                   "stream.est_ack_zwp_data",
+	EventStreamFinInvalidAck:                   "stream.fin_invalid_ack",
+	EventStreamFin1AckWrongSeq:                 "stream.fin1_ack_wrong_seq",
+	EventStreamFin1FinWrongSeq:                 "stream.fin1_fin_wrong_seq",
+	EventStreamFin1InvalidAck:                  "stream.fin1_invalid_ack",
+	EventStreamFin2AckWrongSeq:                 "stream.fin2_ack_wrong_seq",
+	EventStreamFin2FinWrongSeq:                 "stream.fin2_fin_wrong_seq",
+	EventStreamFin2InvalidAck:                  "stream.fin2_invalid_ack",
+	EventStreamFinButNoSession:                 "stream.fin_but_no_session",
+	EventStreamFinOutOfWindow:                  "stream.fin_out_of_window",
+	EventStreamFinSyn:                          "stream.fin_syn",
+	EventStreamLastAckAckWrongSeq:              "stream.lastack_ack_wrong_seq",
+	EventStreamLastAckInvalidAck:               "stream.lastack_invalid_ack",
+	EventStreamRstButNoSession:                 "stream.rst_but_no_session",
+	EventStreamTimeWaitAckWrongSeq:             "stream.timewait_ack_wrong_seq",
+	EventStreamTimeWaitInvalidAck:              "stream.timewait_invalid_ack",
+	EventStreamShutdownSynResend:               "stream.shutdown_syn_resend",
+	EventStreamPktInvalidTimestamp:             "stream.pkt_invalid_timestamp",
+	EventStreamPktInvalidAck:                   "stream.pkt_invalid_ack",
+	EventStreamPktBrokenAck:                    "stream.pkt_broken_ack",
+	EventStreamRstInvalidAck:                   "stream.rst_invalid_ack",
+	EventStreamRstWithData:                     "stream.rst_with_data",
+	EventStreamPktRetransmission:               "stream.pkt_retransmission",
+	EventStreamPktSpuriousRetransmission:       "stream.pkt_spurious_retransmission",
+	EventStreamPktBadWindowUpdate:              "stream.pkt_bad_window_update",
+	EventStreamSuspectedRstInject:              "stream.suspected_rst_inject",
+	EventStreamWrongThread:                     "stream.wrong_thread",
+	EventStreamReassemblySegmentBeforeBaseSeq:  "stream.reassembly_segment_before_base_seq",
+	EventStreamReassemblyNoSegment:             "stream.reassembly_no_segment",
+	EventStreamReassemblySeqGap:                "stream.reassembly_seq_gap",
+	EventStreamReassemblyOverlapDifferentData:  "stream.reassembly_overlap_different_data",
+	EventStreamReassemblyDepthReached:          "stream.reassembly_depth_reached",
+	EventStreamReassemblyInsertMemcap:          "stream.reassembly_insert_memcap",
+	EventStreamReassemblyInsertLimit:           "stream.reassembly_insert_limit",
+	EventStreamReassemblyInsertInvalid:         "stream.reassembly_insert_invalid",
+	EventStreamReassemblyUrgentOOBLimitReached: "stream.reassembly_urgent_oob_limit_reached",
 }
 
 // String returns Suricata's name for the event, e.g. "ipv4.trunc_pkt"; "" for EventNone and
@@ -249,7 +395,9 @@ func EventByName(name string) (e Event, ok bool) {
 // raised by Suricata when its fragment pool is exhausted, which Meerkat's defragmenter has no
 // counterpart of; a rule that names one is refused rather than loaded to never match.
 // (ipv4.opt_unknown, ipv6.exthdr_dupl_eh and udp.hlen_invalid are never raised by Suricata
-// 8 either, so rules naming them load and never match, as there.)
+// 8 either, so rules naming them load and never match, as there; so do the stream events
+// stream.wrong_thread, reassembly_segment_before_base_seq, reassembly_insert_limit and
+// reassembly_insert_invalid, which Suricata 8.0.6 does not raise in Meerkat's setting.)
 func (e Event) Raised() bool {
 	switch e {
 	case EventNone, EventIPv4FragIgnored, EventIPv6FragIgnored:
@@ -266,6 +414,12 @@ func (e Event) IsDefragEvent() bool {
 		return true
 	}
 	return false
+}
+
+// IsStream reports whether e is a stream event (stream.*, raised by package stream). Stream
+// events are not decoder events: decoder stats (decoder.event.*) leave them out.
+func (e Event) IsStream() bool {
+	return e >= EventStream3WHSAckInWrongDir && e < EventCount
 }
 
 func equalFoldASCII(a, b string) bool {

@@ -7,8 +7,9 @@ import (
 	"github.com/meerkat-ids/meerkat/flow"
 )
 
-// CONTRACT STUB: the signatures below are the API the pipeline, detect and the app layer
-// program against; the session implementation replaces the bodies.
+// The stream engine's API: the pipeline, detect and the app layer program against it. The
+// session tracker is in session.go and state_*.go, raw inspection in raw.go, the app-layer
+// byte stream in app.go.
 
 // Config is the stream engine's configuration (suricata.yaml stream.*, host-os-policy).
 type Config struct {
@@ -49,16 +50,107 @@ type Counters struct {
 	InvalidChecksum    uint64 // tcp.invalid_checksum
 	Syn, SynAck, Rst   uint64 // tcp.syn, tcp.synack, tcp.rst
 	StreamDepthReached uint64 // tcp.stream_depth_reached
+	// ActiveSessions is tcp.active_sessions: sessions not yet released.
+	ActiveSessions uint64
+	// AckUnseenData is tcp.ack_unseen_data: ACKs of data never seen.
+	AckUnseenData uint64
+	// InsertDataNormalFail and InsertDataOverlapFail are tcp.insert_data_normal_fail and
+	// tcp.insert_data_overlap_fail: inserts that failed for memory.
+	InsertDataNormalFail, InsertDataOverlapFail uint64
+	// Events counts each stream event (decode.EventStream3WHSAckInWrongDir onward), the
+	// stream.<event> counters Suricata keeps when stats.stream-events is on (EachEvent).
+	Events [numStreamEvents]uint64
+}
+
+// Add adds o into c.
+func (c *Counters) Add(o *Counters) {
+	c.Sessions += o.Sessions
+	c.SsnMemcapDrop += o.SsnMemcapDrop
+	c.SegmentMemcapDrop += o.SegmentMemcapDrop
+	c.ReassemblyGap += o.ReassemblyGap
+	c.Overlap += o.Overlap
+	c.OverlapDiffData += o.OverlapDiffData
+	c.Midstream += o.Midstream
+	c.PseudoPackets += o.PseudoPackets
+	c.InvalidChecksum += o.InvalidChecksum
+	c.Syn += o.Syn
+	c.SynAck += o.SynAck
+	c.Rst += o.Rst
+	c.StreamDepthReached += o.StreamDepthReached
+	c.ActiveSessions += o.ActiveSessions
+	c.AckUnseenData += o.AckUnseenData
+	c.InsertDataNormalFail += o.InsertDataNormalFail
+	c.InsertDataOverlapFail += o.InsertDataOverlapFail
+	for i := range c.Events {
+		c.Events[i] += o.Events[i]
+	}
+}
+
+// Each calls fn with every tcp.* counter under its Suricata stats name.
+func (c *Counters) Each(fn func(name string, v uint64)) {
+	fn("tcp.active_sessions", c.ActiveSessions)
+	fn("tcp.sessions", c.Sessions)
+	fn("tcp.ssn_memcap_drop", c.SsnMemcapDrop)
+	fn("tcp.pseudo", c.PseudoPackets)
+	fn("tcp.invalid_checksum", c.InvalidChecksum)
+	fn("tcp.midstream_pickups", c.Midstream)
+	fn("tcp.pkt_on_wrong_thread", 0)
+	fn("tcp.ack_unseen_data", c.AckUnseenData)
+	fn("tcp.segment_memcap_drop", c.SegmentMemcapDrop)
+	fn("tcp.stream_depth_reached", c.StreamDepthReached)
+	fn("tcp.reassembly_gap", c.ReassemblyGap)
+	fn("tcp.overlap", c.Overlap)
+	fn("tcp.overlap_diff_data", c.OverlapDiffData)
+	fn("tcp.insert_data_normal_fail", c.InsertDataNormalFail)
+	fn("tcp.insert_data_overlap_fail", c.InsertDataOverlapFail)
+	fn("tcp.syn", c.Syn)
+	fn("tcp.synack", c.SynAck)
+	fn("tcp.rst", c.Rst)
+}
+
+// EachEvent calls fn with the count of every stream event under its name
+// (stream.<event>, Suricata's counters with stats.stream-events).
+func (c *Counters) EachEvent(fn func(name string, v uint64)) {
+	for i, v := range c.Events {
+		fn((decode.EventStream3WHSAckInWrongDir + decode.Event(i)).String(), v)
+	}
 }
 
 // Tracker is one worker's stream engine: its sessions (by flow slot), its segment pool and
 // counters. Not safe for concurrent use.
 type Tracker struct {
 	Counters Counters
+
+	cfg      Config
+	pool     *Pool
+	sessions flow.Slots[Session]
+	ssnMem   uint64
+
+	pc  pctx           // the packet being handled
+	res PacketResult   // its result
+	cur *decode.Packet // the packet last given to Packet (events found by AppData)
+	// last is the latest packet's payload placement, for inline raw inspection.
+	last struct {
+		slot    *Stream
+		dir     flow.Direction
+		added   bool
+		offset  uint64
+		payload []byte
+	}
+	appScratch []byte
+	rawScratch []byte
 }
 
 // NewTracker makes a worker's stream engine.
-func NewTracker(cfg Config) *Tracker { return &Tracker{} }
+func NewTracker(cfg Config) *Tracker {
+	return &Tracker{cfg: cfg, pool: NewPool(cfg.ReassemblyMemcap, cfg.SegmentPrealloc)}
+}
+
+// Pool returns the tracker's segment pool (for its accounting).
+func (t *Tracker) Pool() *Pool { return t.pool }
+
+// SessionMemuse returns the bytes the live sessions are charged against stream.memcap.
+func (t *Tracker) SessionMemuse() uint64 { return t.ssnMem }
 
 // PacketResult is what the stream engine decided for one packet.
 type PacketResult struct {
@@ -75,6 +167,14 @@ type PacketResult struct {
 	// Invalid says the stream engine rejected the packet as a stream error (inline with
 	// drop-invalid drops it).
 	Invalid bool
+	// Offset is the stream offset of the packet's first payload byte in its direction's
+	// stream (valid when Added): the packet's bytes are [Offset, Offset+len(payload)).
+	Offset uint64
+	// AppUpdate says, per direction of data (index flow.ToServer: the client's stream),
+	// whether Suricata updates the app layer with that stream on this packet
+	// (StreamTcpReassembleHandleSegment: IDS the opposing stream, the packet's own one
+	// inline, on RST, FIN past TIME_WAIT, CLOSED, async and depth).
+	AppUpdate [2]bool
 }
 
 // Packet runs one TCP packet of flow f (dir: its direction as the flow table found it)
@@ -82,13 +182,25 @@ type PacketResult struct {
 // state machine (updating f.TCP), stores the payload, and adds stream events to p.Events.
 // Packets with a bad checksum (when validated) are not tracked.
 func (t *Tracker) Packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) PacketResult {
-	return PacketResult{Dir: dir}
+	res := t.packet(f, p, dir)
+	s := t.sessions.At(f)
+	t.last.slot, t.last.dir, t.last.added, t.last.payload = nil, res.Dir, res.Added, p.Payload
+	if s.active {
+		t.last.slot = s.streamOf(res.Dir)
+		t.last.offset = res.Offset
+	}
+	return res
 }
 
 // RawBuffer receives the raw stream data a packet inspects: one chunk per contiguous block
 // (a gap splits the data). Chunks are valid until the next call on the Tracker.
 type RawBuffer struct {
 	Chunks [][]byte
+	// Offsets are the stream offsets of the chunks' first bytes.
+	Offsets []uint64
+	// FromPacket is set (inline) when the chunk is the packet's own payload, which was not
+	// wholly in the stream.
+	FromPacket bool
 	// End is the stream offset just past the last byte handed out; RawConsumed takes it.
 	End uint64
 }
@@ -96,13 +208,28 @@ type RawBuffer struct {
 // Raw fills buf with the raw stream data the packet of flow f in direction dir inspects
 // (Suricata's StreamReassembleRaw: IDS chunk/trigger rules, inline window), and reports
 // whether there is any. pseudo is set for flow-end pseudo packets (all remaining data).
+// Call it after Packet for the same packet (inline mode uses that packet's placement).
 func (t *Tracker) Raw(f *flow.Flow, dir flow.Direction, pseudo bool, buf *RawBuffer) bool {
-	return false
+	buf.Chunks, buf.Offsets, buf.FromPacket, buf.End = buf.Chunks[:0], buf.Offsets[:0], false, 0
+	s := t.session(f)
+	if s == nil {
+		return false
+	}
+	if pseudo {
+		t.Counters.PseudoPackets++
+	}
+	return t.raw(s, dir, pseudo, buf)
 }
 
 // RawConsumed moves the raw progress of f's direction dir to end (after detection inspected
-// the data Raw handed out).
-func (t *Tracker) RawConsumed(f *flow.Flow, dir flow.Direction, end uint64) {}
+// the data Raw handed out). end 0 means no raw inspection consumed anything: the progress
+// then jumps to the app progress (or last_ack without an app layer), as Suricata's
+// StreamReassembleRawUpdateProgress does.
+func (t *Tracker) RawConsumed(f *flow.Flow, dir flow.Direction, end uint64) {
+	if s := t.session(f); s != nil {
+		t.rawConsumed(s, s.streamOf(dir), end)
+	}
+}
 
 // Side is a TCP endpoint for stream_size.
 type Side uint8
@@ -114,26 +241,141 @@ const (
 )
 
 // StreamSize returns next_seq - ISN of side (stream_size), and false without a session.
-func (t *Tracker) StreamSize(f *flow.Flow, side Side) (uint32, bool) { return 0, false }
+func (t *Tracker) StreamSize(f *flow.Flow, side Side) (uint32, bool) {
+	s := t.session(f)
+	if s == nil {
+		return 0, false
+	}
+	st := &s.client
+	if side == Server {
+		st = &s.server
+	}
+	return uint32(st.nextSeq - st.isn), true
+}
 
 // NeedsFlush reports, for a flow that ends, which directions still have data (or state) to
 // inspect through flow-end pseudo packets (FlowNeedsReassembly): [to_server, to_client].
-func (t *Tracker) NeedsFlush(f *flow.Flow) [2]bool { return [2]bool{} }
+// The app layer's own reasons (unfinished transactions, frames) are the caller's to add.
+func (t *Tracker) NeedsFlush(f *flow.Flow) [2]bool {
+	s := t.session(f)
+	if s == nil {
+		return [2]bool{}
+	}
+	if s.state >= flow.TCPEstablished && s.state != flow.TCPClosed {
+		return [2]bool{true, true}
+	}
+	return [2]bool{t.needsReassembly(s, &s.client), t.needsReassembly(s, &s.server)}
+}
 
-// Release frees f's session and its segments (at flow end, after the pseudo packets).
-func (t *Tracker) Release(f *flow.Flow) {}
+// needsReassembly is StreamNeedsReassembly.
+func (t *Tracker) needsReassembly(s *Session, st *Stream) bool {
+	if st.flags&stDisableRaw == 0 && st.dataEnd > st.rawProg {
+		return true
+	}
+	if s.flags&ssnAppDisabled == 0 && st.ra.Contiguous(st.appProg) > st.appProg {
+		return true
+	}
+	return false
+}
+
+// Prune releases the storage of f's direction dir that the app layer and raw inspection
+// are done with, and stops reassembly of a direction past its depth (Suricata's
+// StreamTcpPruneSession, run after detection of each packet for its direction). Packet also
+// prunes both directions before it handles a packet.
+func (t *Tracker) Prune(f *flow.Flow, dir flow.Direction) {
+	if s := t.session(f); s != nil {
+		t.prune(s, s.streamOf(dir))
+	}
+}
+
+// Release frees f's session and its segments (at flow end, after the pseudo packets). Every
+// flow with a session must be released before its slot is reused.
+func (t *Tracker) Release(f *flow.Flow) {
+	t.release(t.sessions.At(f))
+}
 
 // AppData returns the in-order data of f's direction dir that the app layer has not
 // consumed yet and may read now (IDS: ACKed data; inline: all), a gap of that many missing
 // bytes before it (0: none), and whether the direction is closed (no more data will come).
-// The slice is valid until the next call on the Tracker.
+// The slice is valid until the next call on the Tracker. A gap raises
+// stream.reassembly_seq_gap on the packet last given to Packet.
 func (t *Tracker) AppData(f *flow.Flow, dir flow.Direction) (data []byte, gap uint64, eof bool) {
-	return nil, 0, false
+	s := t.session(f)
+	if s == nil {
+		return nil, 0, false
+	}
+	return t.appData(s, dir, false)
+}
+
+// AppDataFlush is AppData for a flow-end pseudo packet: unACKed data too (unless the
+// session closed normally), eof set.
+func (t *Tracker) AppDataFlush(f *flow.Flow, dir flow.Direction) (data []byte, gap uint64, eof bool) {
+	s := t.session(f)
+	if s == nil {
+		return nil, 0, true
+	}
+	return t.appData(s, dir, true)
 }
 
 // ConsumeApp marks n bytes of AppData (after the gap) as consumed by the app layer.
-func (t *Tracker) ConsumeApp(f *flow.Flow, dir flow.Direction, n int) {}
+func (t *Tracker) ConsumeApp(f *flow.Flow, dir flow.Direction, n int) {
+	if s := t.session(f); s != nil {
+		t.consumeApp(s, s.streamOf(dir), n)
+	}
+}
 
 // TriggerRaw asks for raw inspection of f's direction dir on the next packet (Suricata's
 // app-layer trigger).
-func (t *Tracker) TriggerRaw(f *flow.Flow, dir flow.Direction) {}
+func (t *Tracker) TriggerRaw(f *flow.Flow, dir flow.Direction) {
+	if s := t.session(f); s != nil {
+		s.streamOf(dir).flags |= stTriggerRaw
+	}
+}
+
+// SetMinInspectDepth keeps depth bytes before the app progress for raw inspection
+// (StreamTcpReassemblySetMinInspectDepth).
+func (t *Tracker) SetMinInspectDepth(f *flow.Flow, dir flow.Direction, depth uint64) {
+	if s := t.session(f); s != nil {
+		s.streamOf(dir).minInspectDepth = depth
+	}
+}
+
+// SetDepth changes the session's reassembly depth (app-layer stream-depth at protocol
+// detection, TcpSessionSetReassemblyDepth).
+func (t *Tracker) SetDepth(f *flow.Flow, depth uint64) {
+	if s := t.session(f); s != nil {
+		s.depth = depth
+		s.client.ra.SetDepth(depth)
+		s.server.ra.SetDepth(depth)
+	}
+}
+
+// DisableApp turns the app-layer reassembly of f's session off (StreamTcpDisableAppLayer):
+// storage is then kept only for raw inspection.
+func (t *Tracker) DisableApp(f *flow.Flow) {
+	if s := t.session(f); s != nil {
+		s.flags |= ssnAppDisabled
+	}
+}
+
+// DisableRaw stops raw reassembly of f's direction dir for new data
+// (StreamTcpSetDisableRawReassemblyFlag).
+func (t *Tracker) DisableRaw(f *flow.Flow, dir flow.Direction) {
+	if s := t.session(f); s != nil {
+		s.streamOf(dir).flags |= stNewRawDisabled
+	}
+}
+
+// DepthReached reports whether f's direction dir reached the reassembly depth.
+func (t *Tracker) DepthReached(f *flow.Flow, dir flow.Direction) bool {
+	s := t.session(f)
+	return s != nil && s.streamOf(dir).flags&stDepthReached != 0
+}
+
+// State returns the session state (flow.TCPNone without a session).
+func (t *Tracker) State(f *flow.Flow) flow.TCPSessionState {
+	if s := t.session(f); s != nil {
+		return s.state
+	}
+	return flow.TCPNone
+}

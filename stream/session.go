@@ -1,0 +1,924 @@
+package stream
+
+import (
+	"unsafe"
+
+	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/flow"
+)
+
+// The session tracker after Suricata 8.0.6's src/stream-tcp.c: a Session per flow with a
+// Stream per direction (TcpSession{client, server} of TcpStream, src/stream-tcp-private.h),
+// the state handlers split by state (state_*.go), and the packet pre-checks and the data
+// path (StreamTcpReassembleHandleSegment) here.
+
+// ssnFlags are the per-session flags (STREAMTCP_FLAG_*).
+type ssnFlags uint32
+
+const (
+	ssnMidstream            ssnFlags = 1 << iota // STREAMTCP_FLAG_MIDSTREAM
+	ssnMidstreamEstablished                      // MIDSTREAM_ESTABLISHED
+	ssnMidstreamSynAck                           // MIDSTREAM_SYNACK
+	ssnTimestamp                                 // TIMESTAMP: both sides use timestamps
+	ssnServerWscale                              // SERVER_WSCALE
+	ssnClosedByRst                               // CLOSED_BY_RST
+	ssnAsync                                     // ASYNC
+	ssn4WHS                                      // 4WHS
+	ssnEvasion                                   // DETECTION_EVASION_ATTEMPT
+	ssnClientSackOK                              // CLIENT_SACKOK
+	ssnSackOK                                    // SACKOK
+	ssnLossy                                     // LOSSY_BE_LIBERAL
+	ssn3WHSConfirmed                             // 3WHS_CONFIRMED
+	ssnAppDisabled                               // APP_LAYER_DISABLED
+	ssnTFO                                       // TCP_FAST_OPEN
+	ssnTFODataIgnored                            // TFO_DATA_IGNORED
+	ssnZWPToServer                               // ZWP_TS
+	ssnZWPToClient                               // ZWP_TC
+)
+
+// streamFlags are the per-direction flags (STREAMTCP_STREAM_FLAG_*).
+type streamFlags uint16
+
+const (
+	stGap            streamFlags = 1 << iota // HAS_GAP
+	stNoReassembly                           // NOREASSEMBLY
+	stKeepAlive                              // KEEPALIVE
+	stDepthReached                           // DEPTH_REACHED
+	stTriggerRaw                             // TRIGGER_RAW
+	stTimestamp                              // TIMESTAMP (this side sent the option on its SYN)
+	stZeroTimestamp                          // ZERO_TIMESTAMP
+	stNewRawDisabled                         // NEW_RAW_DISABLED
+	stDisableRaw                             // DISABLE_RAW
+	stRstRecv                                // RST_RECV
+)
+
+// wscaleMax is TCP_WSCALE_MAX.
+const wscaleMax = 14
+
+// paws24Days is PAWS_24DAYS, in seconds.
+const paws24Days = 2073600
+
+// Stream is one direction of a session: the sender's sequence space as the receiver sees it
+// (TcpStream).
+type Stream struct {
+	flags     streamFlags
+	wscale    uint8
+	policy    Policy
+	policySet bool
+	tcpFlags  uint8
+
+	isn, nextSeq, lastAck, nextWin Seq
+	window                         uint32
+
+	lastTS, lastPktTS uint32
+
+	ra Reassembly
+	// dataEnd is the offset past the furthest byte stored (segs_right_edge); hasData
+	// whether anything was.
+	dataEnd uint64
+	hasData bool
+
+	appProg, rawProg uint64 // app-layer and raw progress, as stream offsets
+	minInspectDepth  uint64
+	// pendingGap is the gap AppData reported at appProg, which ConsumeApp skips.
+	pendingGap uint64
+}
+
+// baseSeq is the sequence number of the first byte kept (base_seq).
+func (s *Stream) baseSeq() Seq { return s.ra.SeqAt(s.ra.Base()) }
+
+// setBase sets ISN and base (STREAMTCP_SET_RA_BASE_SEQ) on a stream that holds no data.
+func (s *Stream) setBase(t *Tracker, isn Seq, depth uint64) {
+	s.isn = isn
+	if s.hasData || s.ra.Segments() > 0 {
+		s.ra.Free(t.pool)
+	}
+	s.ra.Init(isn+1, depth)
+	s.dataEnd, s.hasData, s.appProg, s.rawProg, s.pendingGap = 0, false, 0, 0, 0
+}
+
+// lastAckAbs is GetAbsLastAck: the stream offset of last_ack, not before the base.
+func (s *Stream) lastAckAbs() uint64 {
+	base := s.ra.Base()
+	if d := s.lastAck.Diff(s.baseSeq()); d > 0 {
+		return base + uint64(d)
+	}
+	return base
+}
+
+// Session is one TCP session (TcpSession).
+type Session struct {
+	active bool
+	state  flow.TCPSessionState
+	pstate flow.TCPSessionState
+	flags  ssnFlags
+	depth  uint64
+
+	client, server Stream
+}
+
+// sessionCost is what a session is charged against stream.memcap.
+const sessionCost = uint64(unsafe.Sizeof(Session{}))
+
+// pctx is one packet as the state handlers see it.
+type pctx struct {
+	f        *flow.Flow
+	p        *decode.Packet
+	res      *PacketResult
+	seq, ack Seq
+	win      uint16
+	flags    uint8
+	plen     uint32
+	toServer bool
+	tsSec    uint32
+	tfo      bool // TCP Fast Open option present
+	sack     bool // SACK blocks present
+	md5      bool // TCP-MD5 or TCP-AO option present
+	// snd and rcv are the sender's and the receiver's streams.
+	snd, rcv *Stream
+	// stateErr is set when a handler rejected the packet (returned -1).
+	added bool
+}
+
+func (c *pctx) has(fl uint8) bool { return c.flags&fl != 0 }
+
+const (
+	thFIN = decode.TCPFlagFIN
+	thSYN = decode.TCPFlagSYN
+	thRST = decode.TCPFlagRST
+	thACK = decode.TCPFlagACK
+	thURG = decode.TCPFlagURG
+)
+
+// tcpOptions finds the options the decoder does not expose: SACK blocks (5), TCP-MD5 (19),
+// TCP-AO (29) and TCP Fast Open (34).
+func tcpOptions(c *pctx) {
+	h := c.p.L4Header
+	if len(h) <= 20 {
+		return
+	}
+	o := h[20:]
+	for len(o) > 0 {
+		k := o[0]
+		if k == 0 {
+			return
+		}
+		if k == 1 {
+			o = o[1:]
+			continue
+		}
+		if len(o) < 2 || o[1] < 2 || int(o[1]) > len(o) {
+			return
+		}
+		switch k {
+		case 5:
+			c.sack = true
+		case 19, 29:
+			c.md5 = true
+		case 34:
+			c.tfo = true
+		}
+		o = o[o[1]:]
+	}
+}
+
+func (t *Tracker) session(f *flow.Flow) *Session {
+	s := t.sessions.At(f)
+	if !s.active {
+		return nil
+	}
+	return s
+}
+
+// streamOf returns the stream of direction dir (to_server: the client's).
+func (s *Session) streamOf(dir flow.Direction) *Stream {
+	if dir == flow.ToServer {
+		return &s.client
+	}
+	return &s.server
+}
+
+// packet is StreamTcp + StreamTcpPacket.
+func (t *Tracker) packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) PacketResult {
+	t.res = PacketResult{Dir: dir}
+	res := &t.res
+	fl := p.TCPFlags
+	switch {
+	case fl&(thSYN|thACK) == thSYN|thACK:
+		t.Counters.SynAck++
+	case fl&thSYN != 0:
+		t.Counters.Syn++
+	}
+	if fl&thRST != 0 {
+		t.Counters.Rst++
+	}
+	s := t.session(f)
+	est := s != nil && s.state >= flow.TCPEstablished
+	if p.L4ChecksumBad && !p.ChecksumIgnored {
+		t.Counters.InvalidChecksum++
+		res.Established = est
+		res.StreamEst = est
+		f.SetPacketEstablished(est)
+		return *res
+	}
+	res.Established = est
+	t.cur = p
+
+	c := &t.pc
+	*c = pctx{f: f, p: p, res: res, seq: Seq(p.TCPSeq), ack: Seq(p.TCPAck), win: p.TCPWindow,
+		flags: fl, plen: uint32(len(p.Payload)), toServer: dir == flow.ToServer,
+		tsSec: uint32(p.Timestamp.Unix())}
+	tcpOptions(c)
+
+	if s != nil {
+		t.trackFlags(f, s, c)
+		if s.flags&ssnAsync != 0 && s.client.tcpFlags != 0 && s.server.tcpFlags != 0 {
+			s.flags &^= ssnAsync
+		}
+	}
+	if fl&thACK == 0 && p.TCPAck != 0 {
+		t.event(c, decode.EventStreamPktBrokenAck)
+	}
+
+	ok := true
+	if s == nil || s.state == flow.TCPNone {
+		if s == nil {
+			s = t.sessions.At(f)
+		}
+		ok = t.stateNone(s, c)
+	} else {
+		t.prune(s, &s.client)
+		t.prune(s, &s.server)
+		c.setStreams(s)
+		ok = t.preChecks(s, c)
+	}
+	if s.active {
+		if s.state >= flow.TCPEstablished {
+			res.StreamEst = true
+		}
+	}
+	res.Invalid = !ok
+	res.Added = c.added
+	f.SetPacketEstablished(res.Established)
+	c.f, c.p, c.res = nil, nil, nil
+	return *res
+}
+
+// trackFlags keeps the flags seen (ssn->tcp_packet_flags and per stream) and f.TCP's copy.
+func (t *Tracker) trackFlags(f *flow.Flow, s *Session, c *pctx) {
+	f.TCP.Flags |= c.flags
+	if c.toServer {
+		s.client.tcpFlags |= c.flags
+		f.TCP.ClientFlags |= c.flags
+	} else {
+		s.server.tcpFlags |= c.flags
+		f.TCP.ServerFlags |= c.flags
+	}
+}
+
+func (c *pctx) setStreams(s *Session) {
+	if c.toServer {
+		c.snd, c.rcv = &s.client, &s.server
+	} else {
+		c.snd, c.rcv = &s.server, &s.client
+	}
+}
+
+// preChecks runs StreamTcpPacket's checks for a session in a state past NONE and then the
+// state handler. It returns false on a stream error.
+func (t *Tracker) preChecks(s *Session, c *pctx) bool {
+	ok := true
+	switch {
+	case t.isKeepAlive(s, c):
+	case t.isKeepAliveAck(s, c):
+		c.snd.flags &^= stKeepAlive
+	default:
+		c.snd.flags &^= stKeepAlive
+		zwpAck := t.isZWPAck(s, c)
+		if c.toServer {
+			s.flags &^= ssnZWPToClient
+		} else {
+			s.flags &^= ssnZWPToServer
+		}
+		if zwpAck {
+			break
+		}
+		if !t.isFinShutdownAck(s, c) && !t.isWindowUpdate(s, c) {
+			if t.isBadWindowUpdate(s, c) || t.isOutdatedAck(s, c) {
+				break
+			}
+		}
+		if r := t.isSpuriousRetransmission(c); r > 0 {
+			t.event(c, decode.EventStreamPktSpuriousRetransmission)
+			if r == 2 {
+				break
+			}
+		}
+		ok = t.dispatch(s, c, s.state)
+	}
+	t.checkPostRst(s, c)
+	return ok
+}
+
+// dispatch is StreamTcpStateDispatch.
+func (t *Tracker) dispatch(s *Session, c *pctx, st flow.TCPSessionState) bool {
+	switch st {
+	case flow.TCPSynSent:
+		return t.stateSynSent(s, c)
+	case flow.TCPSynRecv:
+		return t.stateSynRecv(s, c)
+	case flow.TCPEstablished:
+		return t.stateEstablished(s, c)
+	case flow.TCPFinWait1:
+		return t.stateFinWait1(s, c)
+	case flow.TCPFinWait2:
+		return t.stateFinWait2(s, c)
+	case flow.TCPClosing:
+		return t.stateClosing(s, c)
+	case flow.TCPCloseWait:
+		return t.stateCloseWait(s, c)
+	case flow.TCPLastAck:
+		return t.stateLastAck(s, c)
+	case flow.TCPTimeWait:
+		return t.stateTimeWait(s, c)
+	case flow.TCPClosed:
+		return t.stateClosed(s, c)
+	}
+	return true
+}
+
+// newSession is StreamTcpNewSession with the stream.memcap check.
+func (t *Tracker) newSession(s *Session, c *pctx) bool {
+	if t.cfg.Memcap != 0 && t.ssnMem+sessionCost > t.cfg.Memcap {
+		t.Counters.SsnMemcapDrop++
+		return false
+	}
+	t.ssnMem += sessionCost
+	*s = Session{active: true, depth: t.cfg.Depth}
+	init := streamFlags(0)
+	if !t.cfg.Raw {
+		init = stDisableRaw
+	}
+	s.client.flags, s.server.flags = init, init
+	s.client.ra.Init(1, s.depth)
+	s.server.ra.Init(1, s.depth)
+	t.Counters.Sessions++
+	t.Counters.ActiveSessions++
+	c.f.TCP.Flags = c.flags
+	if c.toServer {
+		s.client.tcpFlags = c.flags
+		c.f.TCP.ClientFlags, c.f.TCP.ServerFlags = c.flags, 0
+	} else {
+		s.server.tcpFlags = c.flags
+		c.f.TCP.ClientFlags, c.f.TCP.ServerFlags = 0, c.flags
+	}
+	c.setStreams(s)
+	return true
+}
+
+// setState is StreamTcpPacketSetState.
+func (t *Tracker) setState(s *Session, c *pctx, st flow.TCPSessionState) {
+	if st == s.state {
+		return
+	}
+	s.pstate = s.state
+	s.state = st
+	c.f.SetTCPState(st)
+}
+
+func (t *Tracker) closeWithReset(s *Session, c *pctx) {
+	s.flags |= ssnClosedByRst
+	t.setState(s, c, flow.TCPClosed)
+}
+
+// policyOf is the stream's OS policy, set from the packet's destination the first time it is
+// needed (StreamTcpSetOSPolicy).
+func (t *Tracker) policyOf(st *Stream, c *pctx) Policy {
+	if !st.policySet {
+		st.policySet = true
+		st.policy = PolicyBSD
+		if t.cfg.PolicyFor != nil {
+			st.policy = t.cfg.PolicyFor(c.p.DstIP)
+		}
+	}
+	return st.policy
+}
+
+// scaled is the packet's window shifted by wscale.
+func (c *pctx) scaled(wscale uint8) uint32 { return uint32(c.win) << wscale }
+
+func clampWscale(w uint8) uint8 {
+	if w > wscaleMax {
+		return wscaleMax
+	}
+	return w
+}
+
+func (c *pctx) wscale() uint8 {
+	if !c.p.HasWScale {
+		return 0
+	}
+	return clampWscale(c.p.TCPWScale)
+}
+
+// updateLastAck is StreamTcpUpdateLastAck.
+func updateLastAck(st *Stream, ack Seq) {
+	if ack.GT(st.lastAck) && ack.GT(st.baseSeq()) {
+		st.lastAck = ack
+	}
+}
+
+// updateNextSeq is StreamTcpUpdateNextSeq (with StreamTcpAsyncLastAckUpdate).
+func updateNextSeq(s *Session, st *Stream, seq Seq) {
+	st.nextSeq = seq
+	if s.flags&ssnAsync != 0 && st.nextSeq.GT(st.lastAck) {
+		st.lastAck = st.nextSeq
+	}
+}
+
+// updateNextWin is StreamTcpUpdateNextWin (no SACK accounting).
+func updateNextWin(st *Stream, win Seq) {
+	if win.GT(st.nextWin) {
+		st.nextWin = win
+	}
+}
+
+// validateAck is StreamTcpValidateAck: st is the stream whose data the packet ACKs.
+func (t *Tracker) validateAck(s *Session, st *Stream, c *pctx) bool {
+	if !c.has(thACK) {
+		return true
+	}
+	ack := c.ack
+	if ack.GT(st.lastAck) && ack.LEQ(st.nextWin) {
+		return true
+	}
+	if ack == st.lastAck {
+		return true
+	}
+	if ack.LT(st.lastAck) {
+		if st.window != 0 && ack.LT(st.lastAck-Seq(st.window)) {
+			t.event(c, decode.EventStreamPktInvalidAck)
+			return false
+		}
+		return true
+	}
+	if s.flags&ssnAsync != 0 {
+		return true
+	}
+	if s.state > flow.TCPSynSent && ack.GT(st.nextWin) {
+		t.event(c, decode.EventStreamPktInvalidAck)
+		return false
+	}
+	if s.state == flow.TCPSynSent && !c.toServer && c.has(thRST) && ack == st.isn+1 {
+		return true
+	}
+	t.event(c, decode.EventStreamPktInvalidAck)
+	return false
+}
+
+// validateRst is StreamTcpValidateRst.
+func (t *Tracker) validateRst(s *Session, c *pctx) bool {
+	if s.flags&ssnLossy != 0 {
+		return true
+	}
+	if s.flags&ssnTimestamp != 0 && !t.validateTimestamp(s, c) {
+		return false
+	}
+	if c.plen > 0 {
+		t.event(c, decode.EventStreamRstWithData)
+	}
+	pol := t.policyOf(c.rcv, c)
+	if c.has(thACK) && c.ack != 0 && !t.validateAck(s, c.rcv, c) {
+		t.event(c, decode.EventStreamRstInvalidAck)
+		return false
+	}
+	if c.md5 {
+		c.rcv.flags |= stRstRecv
+	}
+	snd := c.snd
+	if s.flags&ssnAsync != 0 {
+		return c.seq.GEQ(snd.nextSeq)
+	}
+	switch pol {
+	case PolicyHPUX11:
+		return c.seq.GEQ(snd.nextSeq)
+	case PolicyOldLinux, PolicyLinux, PolicySolaris:
+		if (c.seq + Seq(c.plen)).GEQ(snd.lastAck) {
+			return c.seq.LT(snd.nextSeq + Seq(snd.window))
+		}
+		return false
+	}
+	return c.seq == snd.nextSeq
+}
+
+// validateTimestamp is StreamTcpValidateTimestamp (liberal timestamps, Suricata's default).
+func (t *Tracker) validateTimestamp(s *Session, c *pctx) bool {
+	snd, rcv := c.snd, c.rcv
+	pol := t.policyOf(rcv, c)
+	if !c.p.TCPHasTS {
+		return true
+	}
+	ts := c.p.TCPTSVal
+	lastPktTS, lastTS := snd.lastPktTS, snd.lastTS
+	check := true
+	if snd.flags&stZeroTimestamp != 0 {
+		switch pol {
+		case PolicyLinux, PolicyWindows2k3:
+			check = false
+		case PolicyOldLinux, PolicyWindows, PolicyVista:
+			if snd.nextSeq == c.seq {
+				lastTS = ts
+				check = false
+			}
+		}
+	}
+	if pol == PolicyHPUX11 && snd.nextSeq != c.seq {
+		check = false
+	}
+	if ts == 0 {
+		switch pol {
+		case PolicyOldLinux, PolicyWindows, PolicyWindows2k3, PolicyVista, PolicySolaris:
+		default:
+			t.event(c, decode.EventStreamPktInvalidTimestamp)
+			return false
+		}
+	}
+	if check {
+		result := int32(ts-lastTS) + 1 // liberal timestamps
+		if lastPktTS == 0 && s.flags&ssnMidstream != 0 {
+			lastPktTS = c.tsSec
+		}
+		bad := result < 0 || (snd.lastTS != 0 && c.tsSec > lastPktTS+paws24Days)
+		if bad && !(snd.nextSeq == c.seq && c.tsSec > lastPktTS+paws24Days) {
+			t.event(c, decode.EventStreamPktInvalidTimestamp)
+			return false
+		}
+	}
+	return true
+}
+
+// handleTimestamp is StreamTcpHandleTimestamp: validate and record the sender's timestamp.
+func (t *Tracker) handleTimestamp(s *Session, c *pctx) bool {
+	snd, rcv := c.snd, c.rcv
+	pol := t.policyOf(rcv, c)
+	if !c.p.TCPHasTS {
+		if pol == PolicySolaris {
+			s.flags &^= ssnTimestamp
+		}
+		return true
+	}
+	ts := c.p.TCPTSVal
+	check := true
+	if snd.flags&stZeroTimestamp != 0 {
+		switch pol {
+		case PolicyLinux, PolicyWindows2k3:
+			s.flags &^= ssnTimestamp
+			check = false
+		case PolicyOldLinux, PolicyWindows, PolicyVista:
+			snd.flags &^= stZeroTimestamp
+			if snd.nextSeq == c.seq {
+				snd.lastTS = ts
+				check = false
+			}
+		}
+	}
+	if pol == PolicyHPUX11 && snd.nextSeq != c.seq {
+		check = false
+	}
+	if ts == 0 {
+		switch pol {
+		case PolicyOldLinux, PolicyWindows, PolicyWindows2k3, PolicyVista, PolicySolaris:
+		default:
+			t.event(c, decode.EventStreamPktInvalidTimestamp)
+			return false
+		}
+	}
+	if check {
+		result := int32(ts-snd.lastTS) + 1
+		if snd.lastPktTS == 0 && s.flags&ssnMidstream != 0 {
+			snd.lastPktTS = c.tsSec
+		}
+		bad := result < 0 || (snd.lastTS != 0 && c.tsSec > snd.lastPktTS+paws24Days)
+		if !bad {
+			if snd.nextSeq == c.seq {
+				snd.lastTS = ts
+			}
+			snd.lastPktTS = c.tsSec
+		} else if snd.nextSeq == c.seq && c.tsSec > snd.lastPktTS+paws24Days {
+			snd.lastTS = ts
+			snd.lastPktTS = c.tsSec
+		} else {
+			t.event(c, decode.EventStreamPktInvalidTimestamp)
+			return false
+		}
+	}
+	return true
+}
+
+// isRetransmission is StreamTcpPacketIsRetransmission on the sender's stream: 1 for data
+// already ACKed (fully or partly), 2 for data in flight, 0 otherwise.
+func (t *Tracker) isRetransmission(st *Stream, c *pctx) int {
+	if c.plen == 0 {
+		return 0
+	}
+	end := c.seq + Seq(c.plen)
+	if c.seq.LT(st.lastAck) && end.GT(st.lastAck) {
+		t.event(c, decode.EventStreamPktRetransmission)
+		return 1
+	}
+	if end.LEQ(st.lastAck) {
+		t.event(c, decode.EventStreamPktRetransmission)
+		return 1
+	}
+	if end.LEQ(st.nextSeq) {
+		t.event(c, decode.EventStreamPktRetransmission)
+		return 2
+	}
+	return 0
+}
+
+func (t *Tracker) isKeepAlive(s *Session, c *pctx) bool {
+	if c.plen > 1 || c.has(thSYN|thFIN|thRST) {
+		return false
+	}
+	if c.ack == c.rcv.lastAck && c.seq == c.snd.nextSeq-1 {
+		c.snd.flags |= stKeepAlive
+		return true
+	}
+	return false
+}
+
+func (t *Tracker) isKeepAliveAck(s *Session, c *pctx) bool {
+	if c.plen > 0 || c.has(thSYN|thFIN|thRST) || c.win == 0 {
+		return false
+	}
+	if c.scaled(c.rcv.wscale) != c.rcv.window {
+		return false
+	}
+	if c.rcv.flags&stKeepAlive != 0 && c.ack == c.rcv.lastAck && c.seq == c.snd.nextSeq {
+		c.rcv.flags &^= stKeepAlive
+		return true
+	}
+	return false
+}
+
+// isZWPAck is StreamTcpPacketIsZeroWindowProbeAck.
+func (t *Tracker) isZWPAck(s *Session, c *pctx) bool {
+	if s.state < flow.TCPEstablished || c.plen != 0 || c.flags&(thACK|thSYN|thFIN|thRST) != thACK {
+		return false
+	}
+	if c.toServer {
+		if s.flags&ssnZWPToClient == 0 {
+			return false
+		}
+	} else if s.flags&ssnZWPToServer == 0 {
+		return false
+	}
+	w := c.scaled(c.snd.wscale)
+	return w == 0 && w == c.rcv.window && c.seq == c.snd.nextSeq && c.ack == c.rcv.lastAck
+}
+
+func (t *Tracker) isWindowUpdate(s *Session, c *pctx) bool {
+	if s.state < flow.TCPEstablished || c.plen > 0 || c.has(thSYN|thFIN|thRST) || c.win == 0 {
+		return false
+	}
+	if c.scaled(c.rcv.wscale) == c.rcv.window {
+		return false
+	}
+	return c.ack == c.rcv.lastAck && c.seq == c.snd.nextSeq
+}
+
+func (t *Tracker) isFinShutdownAck(s *Session, c *pctx) bool {
+	if s.state != flow.TCPTimeWait && s.state != flow.TCPCloseWait && s.state != flow.TCPLastAck {
+		return false
+	}
+	if c.flags != thACK || c.plen != 0 {
+		return false
+	}
+	return c.snd.nextSeq+1 == c.seq && c.ack == c.rcv.nextSeq+1
+}
+
+func (t *Tracker) isBadWindowUpdate(s *Session, c *pctx) bool {
+	if s.state < flow.TCPEstablished || s.state == flow.TCPClosed || c.has(thSYN|thFIN|thRST) {
+		return false
+	}
+	w := c.scaled(c.rcv.wscale)
+	if w < c.rcv.window {
+		diff := c.rcv.window - w
+		if diff > c.plen && c.ack.GT(c.rcv.nextSeq) && c.seq.GT(c.snd.nextSeq) {
+			adiff := uint32(c.ack - c.rcv.lastAck)
+			if (w > 1024 && diff > adiff+32) || (w <= 1024 && diff > adiff) {
+				t.event(c, decode.EventStreamPktBadWindowUpdate)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isOutdatedAck is StreamTcpPacketIsOutdatedAck; a packet with SACK blocks is never taken as
+// outdated (no SACK records are kept).
+func (t *Tracker) isOutdatedAck(s *Session, c *pctx) bool {
+	if s.state < flow.TCPEstablished || c.plen != 0 || c.flags&(thACK|thSYN|thFIN|thRST) != thACK {
+		return false
+	}
+	return c.seq == c.snd.nextSeq && c.ack.LT(c.rcv.lastAck) && !c.sack
+}
+
+// isSpuriousRetransmission: 2 when the data lies wholly before base_seq, 1 before last_ack.
+func (t *Tracker) isSpuriousRetransmission(c *pctx) int {
+	if c.plen == 0 {
+		return 0
+	}
+	end := c.seq + Seq(c.plen)
+	st := c.snd
+	if st.flags&stNoReassembly == 0 && end.LEQ(st.baseSeq()) {
+		return 2
+	}
+	if end.LEQ(st.lastAck) {
+		return 1
+	}
+	return 0
+}
+
+// checkPostRst is StreamTcpPacketCheckPostRst.
+func (t *Tracker) checkPostRst(s *Session, c *pctx) {
+	if c.has(thRST) {
+		return
+	}
+	if c.rcv.flags&stRstRecv != 0 {
+		c.rcv.flags &^= stRstRecv
+		s.flags &^= ssnClosedByRst
+		t.event(c, decode.EventStreamSuspectedRstInject)
+	}
+}
+
+// handleSegment is StreamTcpReassembleHandleSegment for the sender's stream st: it says
+// which directions the app layer is to be updated for, and stores the payload.
+func (t *Tracker) handleSegment(s *Session, st *Stream, c *pctx) {
+	const (
+		opposing = iota
+		packet
+		both
+	)
+	dir := opposing
+	switch {
+	case t.cfg.Inline:
+		dir = packet
+	case c.has(thRST):
+		dir = packet
+	case c.has(thFIN) && s.state > flow.TCPTimeWait:
+		if c.has(thACK) {
+			dir = both
+		} else {
+			dir = packet
+		}
+	case s.state == flow.TCPClosed:
+		dir = both
+	case s.flags&ssnAsync != 0:
+		dir = packet
+	}
+	own := flow.ToServer
+	if st == &s.server {
+		own = flow.ToClient
+	}
+	if dir == opposing || dir == both {
+		c.res.AppUpdate[1-own] = true
+	}
+	if c.plen > 0 && st.flags&stNoReassembly == 0 && !c.has(thRST) {
+		if t.handleData(s, st, c) {
+			c.added = true
+			c.res.Offset = st.ra.Offset(c.seq)
+		}
+	}
+	if st.flags&(stDepthReached|stNoReassembly) == stDepthReached {
+		dir = packet
+	}
+	if dir == packet || dir == both {
+		c.res.AppUpdate[own] = true
+	}
+}
+
+// handleData is StreamTcpReassembleHandleSegmentHandleData: it stores the payload and maps
+// what the store did to events and counters. It returns false on a memcap failure.
+func (t *Tracker) handleData(s *Session, st *Stream, c *pctx) bool {
+	pol := t.policyOf(st, c)
+	if s.flags&ssnAppDisabled != 0 && st.flags&stNewRawDisabled != 0 {
+		return true
+	}
+	seq := c.seq
+	if c.tfo && c.has(thSYN) {
+		seq++
+	}
+	data := c.p.Payload
+	r := st.ra.Insert(t.pool, seq, data, InsertOptions{Policy: pol,
+		CheckOverlapDiff: t.cfg.CheckOverlapDiff || t.cfg.Inline, Inline: t.cfg.Inline})
+	if st.ra.DepthReached() {
+		st.flags |= stDepthReached
+		t.event(c, decode.EventStreamReassemblyDepthReached)
+		t.Counters.StreamDepthReached++
+	}
+	if r.NoSegment {
+		t.event(c, decode.EventStreamReassemblyNoSegment)
+		t.Counters.SegmentMemcapDrop++
+		s.flags |= ssnLossy
+		return false
+	}
+	if r.Overlap {
+		t.Counters.Overlap++
+	}
+	if r.OverlapDiff {
+		t.event(c, decode.EventStreamReassemblyOverlapDifferentData)
+		t.Counters.OverlapDiffData++
+	}
+	if r.Memcap {
+		// Suricata sets the event only when the failing insert overlapped (DoHandleData).
+		if r.Overlap {
+			t.event(c, decode.EventStreamReassemblyInsertMemcap)
+			t.Counters.InsertDataOverlapFail++
+		} else {
+			t.Counters.InsertDataNormalFail++
+		}
+		t.Counters.SegmentMemcapDrop++
+		s.flags |= ssnLossy
+		return false
+	}
+	if r.Stored || r.Overlap {
+		st.hasData = true
+		if e := st.ra.End(); e > st.dataEnd {
+			st.dataEnd = e
+		}
+	}
+	return true
+}
+
+// prune is StreamTcpPruneSession for one stream: release what app and raw progress (and
+// last_ack) have passed; after the depth, stop reassembly.
+func (t *Tracker) prune(s *Session, st *Stream) {
+	if st.flags&stNoReassembly != 0 {
+		return
+	}
+	if st.flags&stDepthReached != 0 || (s.flags&ssnAppDisabled != 0 && st.flags&stDisableRaw != 0) {
+		st.flags |= stNoReassembly
+		st.ra.Free(t.pool)
+		return
+	}
+	left := t.leftEdge(s, st)
+	if left > st.ra.Base() {
+		st.ra.Release(t.pool, left)
+	}
+}
+
+// leftEdge is GetLeftEdge (stream-tcp-list.c).
+func (t *Tracker) leftEdge(s *Session, st *Stream) uint64 {
+	useApp := s.flags&ssnAppDisabled == 0
+	useRaw := st.flags&stDisableRaw == 0
+	var left uint64
+	switch {
+	case useRaw:
+		raw := st.rawProg
+		if t.cfg.Inline {
+			chunk := uint64(t.chunkSize(s, st))
+			if raw < chunk {
+				raw = 0
+			} else {
+				raw -= chunk
+			}
+		}
+		if useApp && st.minInspectDepth != 0 && s.state < flow.TCPClosed {
+			if raw < st.minInspectDepth {
+				raw = 0
+			} else {
+				raw -= st.minInspectDepth
+			}
+		}
+		left = raw
+		if useApp {
+			left = min(st.appProg, raw)
+		}
+	case useApp:
+		left = st.appProg
+	default:
+		left = st.ra.Contiguous(st.ra.Base())
+	}
+	return min(left, st.lastAckAbs())
+}
+
+func (t *Tracker) chunkSize(s *Session, st *Stream) uint32 {
+	if st == &s.client {
+		return t.cfg.ToServerChunk
+	}
+	return t.cfg.ToClientChunk
+}
+
+// release frees the session's storage and its memcap charge.
+func (t *Tracker) release(s *Session) {
+	if !s.active {
+		return
+	}
+	s.client.ra.Free(t.pool)
+	s.server.ra.Free(t.pool)
+	t.ssnMem -= sessionCost
+	t.Counters.ActiveSessions--
+	*s = Session{}
+}
