@@ -15,13 +15,8 @@ type streamMode struct {
 }
 
 func streamModeOf(r *rules.Rule) streamMode {
-	m := streamMode{requireStream: r.RequireStream, requirePacket: r.RequirePacket}
-	for _, o := range r.Matches {
-		if f, ok := o.Arg.(*rules.Flow); ok && f.OnlyStream {
-			m.onlyStream = true
-		}
-	}
-	return m
+	return streamMode{requireStream: r.RequireStream, requirePacket: r.RequirePacket,
+		onlyStream: r.Flow != nil && r.Flow.OnlyStream}
 }
 
 // SetStream hands detection what the stream engine has for the next packet inspected:

@@ -70,6 +70,9 @@ type Config struct {
 	// StreamDropInvalid drops, in IPS mode, packets the inline stream engine rejects
 	// (stream.inline with stream.drop-invalid).
 	StreamDropInvalid bool
+	// StatsStreamEvents adds a stream.<event> counter per stream event to stats
+	// (stats.stream-events).
+	StatsStreamEvents bool
 	Outputs           Outputs
 	// Engine is the detection engine; nil runs without detection.
 	Engine *detect.Engine

@@ -62,11 +62,16 @@ func (w *worker) track(pc *packetCtx) {
 }
 
 // inspected moves the raw stream progress past what the packet's detection inspected
-// (DetectRunCleanup's StreamReassembleRawUpdateProgress).
+// (DetectRunCleanup's StreamReassembleRawUpdateProgress), after its alerts were logged (their
+// payload may be the stream), then prunes what the direction no longer needs.
 func (w *worker) inspected(pc *packetCtx) {
+	if pc.f == nil || !pc.p.IsTCP() {
+		return
+	}
 	if pc.p.StreamData {
 		w.stream.t.RawConsumed(pc.f, pc.dir, w.stream.raw.End)
 	}
+	w.stream.t.Prune(pc.f, pc.dir)
 }
 
 // deferEnd keeps an ending TCP flow until the packet being handled is done (flow.Config.Defer),
@@ -118,15 +123,14 @@ func (w *worker) pseudoPacket(f *flow.Flow, dir flow.Direction) {
 	cs, ok := st.t.StreamSize(f, stream.Client)
 	ss, _ := st.t.StreamSize(f, stream.Server)
 	w.tc.SetStream(st.raw.Chunks, ok, cs, ss)
-	st.t.Counters.PseudoPackets++
 	pc := packetCtx{p: p, f: f, dir: dir}
 	if w.cfg.Firewall {
 		w.tc.StartPacket()
 	}
 	w.cfg.Engine.Inspect(w.tc, p, f, dir)
-	w.inspected(&pc)
 	var pv *alert.PacketVerdict
 	w.logAlerts(&pc, nil, pv)
+	w.inspected(&pc)
 }
 
 // alertPayload is the stream payload of an alert that matched on the stream (nil otherwise,

@@ -12,6 +12,7 @@ import (
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
 	"github.com/meerkat-ids/meerkat/reject"
+	"github.com/meerkat-ids/meerkat/stream"
 )
 
 // worker owns everything one goroutine needs for its share of the packets: the reused
@@ -167,9 +168,6 @@ func (w *worker) handle(p *decode.Packet) {
 		w.finishEnded()
 		return
 	}
-	if w.stream != nil {
-		w.inspected(&pc)
-	}
 	var fwAlerts []*detect.Rule
 	var pv *alert.PacketVerdict
 	if w.cfg.Firewall {
@@ -178,6 +176,9 @@ func (w *worker) handle(p *decode.Packet) {
 	w.logAlerts(&pc, fwAlerts, pv)
 	w.logTagged(&pc)
 	w.logAnomalies(&pc)
+	if w.stream != nil {
+		w.inspected(&pc)
+	}
 	switch {
 	case w.cfg.Firewall:
 		w.firewallVerdict(&pc)
@@ -544,6 +545,21 @@ func collectStats(workers []*worker, cfg *Config) *output.Stats {
 	dec.Each(s.Set)
 	df.Each(s.Set)
 	fl.Each(s.Set)
+	if cfg.Stream != nil {
+		var tcp stream.Counters
+		var memuse, reasmMemuse uint64
+		for _, w := range workers {
+			tcp.Add(&w.stream.t.Counters)
+			memuse += w.stream.t.SessionMemuse()
+			reasmMemuse += w.stream.t.Pool().InUse()
+		}
+		tcp.Each(s.Set)
+		s.Set("tcp.memuse", memuse)
+		s.Set("tcp.reassembly_memuse", reasmMemuse)
+		if cfg.StatsStreamEvents {
+			tcp.EachEvent(s.Set)
+		}
+	}
 	var j output.JSON
 	j.B = append(j.B, '[')
 	j.Begin()

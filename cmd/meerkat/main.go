@@ -255,6 +255,7 @@ func execute(o *options, stdout, stderr io.Writer, prog *progressLine) error {
 	}
 	pc.Stream = sc
 	pc.StreamDropInvalid = sc != nil && sc.Inline && sc.DropInvalid
+	pc.StatsStreamEvents = st.Stats.StreamEvents
 	if rs.engine != nil && (rs.engine.Len() > 0 || fw != nil) {
 		pc.Engine = rs.engine
 		pc.RuleAlerts = output.RuleAlertConfig{Classifications: rs.classifications, References: rs.references}
