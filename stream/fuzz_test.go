@@ -29,6 +29,68 @@ type model struct {
 	end          int64
 	segs         []mseg // ordered by (start, length)
 	b            [modelSize]byte
+
+	// Data regions (Suricata's streaming buffer regions): regs[0] is the main region, at the
+	// base; bytes within gap of a region join it; at most maxRegions.
+	regs       []mseg
+	gap        int64
+	maxRegions int
+}
+
+// regionInsert finds the regions that stored bytes [lo, hi) reach within the gap and merges
+// them with it, or adds a region when none does and the limit allows; false: refused.
+func (m *model) regionInsert(lo, hi int64) bool {
+	if len(m.regs) == 0 {
+		m.regs = []mseg{{m.base, m.base}}
+	}
+	var hit []int
+	for i, g := range m.regs {
+		if hi >= g.start-m.gap && g.end+m.gap >= lo {
+			hit = append(hit, i)
+		}
+	}
+	if len(hit) == 0 {
+		if len(m.regs) >= m.maxRegions {
+			return false
+		}
+		m.regs = append(m.regs, mseg{lo, hi})
+		sort.Slice(m.regs, func(a, b int) bool { return m.regs[a].start < m.regs[b].start })
+		return true
+	}
+	u := mseg{lo, hi}
+	for _, i := range hit {
+		u.start, u.end = min(u.start, m.regs[i].start), max(u.end, m.regs[i].end)
+	}
+	var out []mseg
+	for i, g := range m.regs {
+		switch {
+		case i == hit[0]:
+			out = append(out, u)
+		case i > hit[0] && i <= hit[len(hit)-1]:
+		default:
+			out = append(out, g)
+		}
+	}
+	m.regs = out
+	return true
+}
+
+// regionRelease: the regions that start at or before the new base become the main region
+// there, reaching as far as the farthest of them.
+func (m *model) regionRelease(upTo int64) {
+	if len(m.regs) == 0 {
+		return
+	}
+	main := mseg{upTo, upTo}
+	var rest []mseg
+	for _, g := range m.regs {
+		if g.start <= upTo {
+			main.end = max(main.end, g.end)
+		} else {
+			rest = append(rest, g)
+		}
+	}
+	m.regs = append([]mseg{main}, rest...)
 }
 
 // modelNewWins: the rules of suricata-stream-http.md §1.10, as written there.
@@ -108,6 +170,12 @@ func (m *model) insert(start int64, data []byte) InsertResult {
 			res.Overlap = true
 		}
 	}
+	if !m.regionInsert(lo, end) {
+		if len(consult) == 0 { // not a duplicate: take the segment out again
+			m.segs = append(m.segs[:i], m.segs[i+1:]...)
+		}
+		return InsertResult{Overlap: res.Overlap, InsertLimit: true}
+	}
 	if res.Overlap {
 		for j := i - 1; j >= 0; j-- {
 			if m.segs[j].end <= m.base {
@@ -152,6 +220,7 @@ func (m *model) release(upTo int64) {
 		return
 	}
 	m.base = upTo
+	m.regionRelease(upTo)
 	kept := m.segs[:0]
 	for _, s := range m.segs {
 		if s.end > upTo {
@@ -169,6 +238,22 @@ func (m *model) check(t *testing.T, r *Reassembly) {
 	}
 	if int64(r.End()) != max(m.end, 0) {
 		t.Fatalf("End %d, model %d", r.End(), m.end)
+	}
+	// the main region may be made present before anything is stored
+	rregs, mregs := r.regs, m.regs
+	if len(rregs) == 0 {
+		rregs = []region{{r.baseOff, r.baseOff}}
+	}
+	if len(mregs) == 0 {
+		mregs = []mseg{{m.base, m.base}}
+	}
+	if len(rregs) != len(mregs) {
+		t.Fatalf("regions %v, model %v", rregs, mregs)
+	}
+	for i, g := range mregs {
+		if rregs[i].lo != g.start || rregs[i].hi != g.end {
+			t.Fatalf("regions %v, model %v", rregs, mregs)
+		}
 	}
 	hi := int64(modelLo + modelSize)
 	cov := m.covered(0, hi)
@@ -212,7 +297,8 @@ func (m *model) check(t *testing.T, r *Reassembly) {
 
 // FuzzReassembly drives a Reassembly with segments and releases decoded from the input and
 // compares it with the model after every step. Input: a header (policy, options, memcap,
-// depth, base sequence number), then 5-byte operations.
+// depth, base sequence number, and with option bit 32 a small region gap and a limit of 1
+// to 4 regions), then 5-byte operations.
 func FuzzReassembly(f *testing.F) {
 	for _, s := range fuzzSeeds() {
 		f.Add(s)
@@ -241,7 +327,12 @@ func fuzzReassembly(t *testing.T, in []byte) {
 	pool := NewPool(memcap, int(in[3]%8))
 	var r Reassembly
 	r.Init(base, depth)
-	m := &model{policy: policy, opt: opt, depth: depth}
+	m := &model{policy: policy, opt: opt, depth: depth, gap: RegionGap, maxRegions: DefaultMaxRegions}
+	if in[1]&32 != 0 {
+		m.gap, m.maxRegions = 200, 1+int(in[1]>>6)
+		r.regionGap = m.gap
+		r.SetMaxRegions(m.maxRegions)
+	}
 	for ops := in[8:]; len(ops) >= 5; ops = ops[5:] {
 		off := int64(binary.LittleEndian.Uint16(ops[0:2]))%(modelSize-2*PageSize) + modelLo
 		n := int(ops[2]&63) + 1
@@ -324,6 +415,15 @@ func fuzzSeeds() map[string][]byte {
 	seeds["memcap"] = scenario([]byte{0, 4, 80, 2, 1, 0, 0, 0})
 	seeds["depth"] = scenario([]byte{5, 8, 20, 0, 1, 0, 0, 0})
 	seeds["wrap-solaris"] = scenario([]byte{5, 16 | 1, 0, 0, 10, 0, 0, 0})
+	regions := scenario([]byte{2, 32 | 128, 0, 0, 1, 0, 0, 0}) // gap 200, 3 regions
+	for _, o := range []int{1000, 3000, 5000, 7000, 2000, 3100, 5000, 9000, 8800} {
+		regions = append(regions, op(o, 9, 0x08, 'r')...)
+	}
+	regions = append(regions, op(3050, 0, 0xf0, 0)...) // release into a region
+	for _, o := range []int{7000, 9000, 12000, 15000} {
+		regions = append(regions, op(o, 9, 0x08, 's')...)
+	}
+	seeds["regions"] = regions
 	return seeds
 }
 

@@ -43,7 +43,27 @@ type InsertResult struct {
 	PastDepth    bool // nothing stored because of the depth
 	NoSegment    bool // no segment record could be had under the memcap (reassembly_no_segment)
 	Memcap       bool // no page could be had under the memcap (reassembly_insert_memcap)
+	// InsertLimit: nothing was stored because the segment would have opened a data region
+	// beyond the direction's MaxRegions (SetMaxRegions; Suricata's stream.reassembly.max-regions
+	// and SC_ELIMIT). Suricata raises reassembly_insert_limit only when the refused segment
+	// overlapped stored data (Overlap is set too: DoHandleData); a refused segment that did not
+	// overlap is dropped without an event (only a counter), so the event is Overlap&&InsertLimit.
+	InsertLimit bool
 }
+
+// DefaultMaxRegions is Suricata's default stream.reassembly.max-regions.
+const DefaultMaxRegions = 8
+
+// RegionGap is the distance from a data region within which new data joins that region
+// rather than opening another (Suricata's STREAMING_BUFFER_REGION_GAP_DEFAULT, 256 KiB).
+const RegionGap = 262144
+
+// region is one data region of a direction, after Suricata's StreamingBufferRegion: the
+// range [lo, hi) of stream offsets that its stored bytes span. regs[0] is the main region,
+// which starts at the base. Unlike Suricata's, a region's extent is that of its bytes, not
+// of its memory (which Suricata rounds up to 2 KiB multiples), so data a little past
+// RegionGap beyond a region may open a region here where Suricata's would have joined it.
+type region struct{ lo, hi int64 }
 
 // Reassembly is one direction's segment store. Bytes are addressed by stream offset: the
 // number of bytes from the base, the sequence number of the direction's first data byte
@@ -65,12 +85,106 @@ type Reassembly struct {
 	ptail      int32
 
 	pool *Pool // the pool of the last Insert, for the readers
+
+	regs       []region // sorted, disjoint; regs[0] is the main region (at the base)
+	maxRegions int      // 0: DefaultMaxRegions; < 0: no limit
+	regionGap  int64    // 0: RegionGap (tests set a small one)
 }
 
 // Init empties r (without freeing: call Free first when it held data) and sets its base
-// sequence number and depth (0: unlimited; bytes at offset >= depth are not stored).
+// sequence number and depth (0: unlimited; bytes at offset >= depth are not stored). The
+// limits set by SetMaxRegions and SetMaxSegments are kept.
 func (r *Reassembly) Init(base Seq, depth uint64) {
-	*r = Reassembly{baseSeq: base, depth: depth}
+	*r = Reassembly{baseSeq: base, depth: depth,
+		regs: r.regs[:0], maxRegions: r.maxRegions, regionGap: r.regionGap}
+}
+
+// SetMaxRegions sets the most data regions the direction may hold, the main region (at the
+// base) included, as Suricata's stream.reassembly.max-regions: 0 is Suricata's default
+// (DefaultMaxRegions), a negative n means no limit (Suricata's 0), and as in Suricata no
+// more than 65535 are held. Data within RegionGap of a region joins it; a segment that would
+// open a region beyond the limit is not stored (InsertLimit).
+func (r *Reassembly) SetMaxRegions(n int) { r.maxRegions = n }
+
+func (r *Reassembly) regionLimit() int {
+	switch {
+	case r.maxRegions == 0:
+		return DefaultMaxRegions
+	case r.maxRegions < 0 || r.maxRegions > 65535:
+		return 65535
+	}
+	return r.maxRegions
+}
+
+func (r *Reassembly) gap() int64 {
+	if r.regionGap == 0 {
+		return RegionGap
+	}
+	return r.regionGap
+}
+
+// regionPlan finds where stored bytes [lo, hi) go, after Suricata's BufferInsertAtRegion:
+// the regions [i, j) that the range reaches within the gap (RegionsIntersect) are merged with
+// it; when there is none (i == j) a new region goes at i, and ok is false when that would
+// pass the limit (InitBufferRegion's SC_ELIMIT). It changes nothing but making the main
+// region present.
+func (r *Reassembly) regionPlan(lo, hi int64) (i, j int, ok bool) {
+	if len(r.regs) == 0 {
+		r.regs = append(r.regs, region{r.baseOff, r.baseOff})
+	}
+	g := r.gap()
+	// first region whose extent, widened by the gap, reaches lo (regions are sorted, so
+	// their ends are increasing)
+	n := len(r.regs)
+	a, b := 0, n
+	for a < b {
+		m := int(uint(a+b) >> 1)
+		if r.regs[m].hi+g < lo {
+			a = m + 1
+		} else {
+			b = m
+		}
+	}
+	i, j = a, a
+	for j < n && r.regs[j].lo-g <= hi {
+		j++
+	}
+	if i == j && n >= r.regionLimit() {
+		return i, j, false
+	}
+	return i, j, true
+}
+
+// applyRegion stores [lo, hi) in the regions as regionPlan said.
+func (r *Reassembly) applyRegion(lo, hi int64, i, j int) {
+	if i == j {
+		r.regs = append(r.regs, region{})
+		copy(r.regs[i+1:], r.regs[i:])
+		r.regs[i] = region{lo, hi}
+		return
+	}
+	g := &r.regs[i]
+	g.lo, g.hi = min(g.lo, lo), max(r.regs[j-1].hi, hi, g.hi)
+	r.regs = append(r.regs[:i+1], r.regs[j:]...)
+}
+
+// releaseRegions moves the main region to the new base u, after Suricata's
+// StreamingBufferSlideToOffsetWithRegions: regions wholly before u go, the main region and
+// a region that holds u (or starts at it) become the new main region [u, ...), and the
+// regions after u stay as they are.
+func (r *Reassembly) releaseRegions(u int64) {
+	if len(r.regs) == 0 {
+		return
+	}
+	hi, k := u, 0
+	for k < len(r.regs) && r.regs[k].lo <= u {
+		hi = max(hi, r.regs[k].hi)
+		k++
+	}
+	r.regs[0] = region{u, hi}
+	if k > 1 {
+		r.regs = append(r.regs[:1], r.regs[k:]...)
+	}
 }
 
 // SetDepth changes the depth (per-flow change at protocol detection). Once the depth was
@@ -171,15 +285,22 @@ func (r *Reassembly) Insert(pool *Pool, seq Seq, data []byte, opt InsertOptions)
 		}
 	}
 
-	// Pages first, so that a memcap failure leaves everything as it was (Suricata rewrites an
-	// inline packet before its insert can fail; here the packet stays as it came).
-	if !r.ensurePages(pool, lo, end) {
+	// The region, then the pages, before anything is written, so that a failure leaves
+	// everything as it was (Suricata rewrites an inline packet before its insert can fail;
+	// here the packet stays as it came). As in StreamingBufferInsertAt, the region limit is
+	// checked before memory is taken.
+	ri, rj, rok := r.regionPlan(lo, end)
+	if !rok || !r.ensurePages(pool, lo, end) {
 		if dup == 0 {
 			r.unlink(pool, rec)
 			pool.putRec(rec)
 		}
+		if !rok {
+			return InsertResult{Overlap: res.Overlap, InsertLimit: true}
+		}
 		return InsertResult{Overlap: res.Overlap, Memcap: true}
 	}
+	r.applyRegion(lo, end, ri, rj)
 
 	buf := data
 	if res.Overlap {
@@ -532,6 +653,7 @@ func (r *Reassembly) Release(pool *Pool, upTo uint64) {
 	}
 	r.baseSeq = r.SeqAt(upTo)
 	r.baseOff = u
+	r.releaseRegions(u)
 	for t := r.head; t != 0; {
 		s := &pool.recs[t]
 		next := s.next
@@ -573,6 +695,7 @@ func (r *Reassembly) Free(pool *Pool) {
 		pi = next
 	}
 	r.head, r.tail, r.nsegs, r.phead, r.ptail = 0, 0, 0, 0, 0
+	r.regs = r.regs[:0]
 }
 
 // Segments returns the number of segment records r holds.

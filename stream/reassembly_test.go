@@ -751,3 +751,78 @@ func BenchmarkInsertInOrder(b *testing.B) {
 	}
 	r.Free(pool)
 }
+
+// TestMaxRegions: with Suricata's default of 8 regions (the main one at the base included),
+// a ninth region more than RegionGap from every other is refused with InsertLimit and stores
+// nothing; once a segment within the gap of two regions joins them, it is accepted.
+func TestMaxRegions(t *testing.T) {
+	const far = RegionGap + 40000 // regions k*far apart never join
+	seg := []byte("0123456789")
+	steps := []struct {
+		name  string
+		off   int64
+		limit bool
+		segs  int
+	}{
+		{"main region", 0, false, 1},
+		{"region 2", 1 * far, false, 2},
+		{"region 3", 2 * far, false, 3},
+		{"region 4", 3 * far, false, 4},
+		{"region 5", 4 * far, false, 5},
+		{"region 6", 5 * far, false, 6},
+		{"region 7", 6 * far, false, 7},
+		{"region 8", 7 * far, false, 8},
+		{"region 9 refused", 8 * far, true, 8},
+		{"within the gap of region 8 joins it", 7*far + 100, false, 9},
+		{"still refused", 9 * far, true, 9},
+		{"hole between regions 1 and 2 joins them", far / 2, false, 10},
+		{"region 9 now fits", 8 * far, false, 11},
+		{"a tenth does not", 10 * far, true, 11},
+	}
+	pool := NewPool(0, 0)
+	var r Reassembly
+	r.Init(1000, 0)
+	for _, st := range steps {
+		res := r.Insert(pool, r.SeqAt(uint64(st.off)), bytes.Clone(seg), InsertOptions{})
+		if res.InsertLimit != st.limit || res.Stored == st.limit || r.Segments() != st.segs {
+			t.Fatalf("%s: %+v, %d segments, want limit %v and %d segments", st.name, res, r.Segments(), st.limit, st.segs)
+		}
+		if s, e, ok := r.NextBlock(uint64(st.off)); st.limit == (ok && s == uint64(st.off) && e == uint64(st.off)+10) {
+			t.Fatalf("%s: NextBlock %d %d %v", st.name, s, e, ok)
+		}
+	}
+	if len(r.regs) != 8 {
+		t.Fatalf("%d regions: %v", len(r.regs), r.regs)
+	}
+	// Releasing past the first two regions leaves room for one more: the main region stays,
+	// empty, at the new base.
+	r.Release(pool, uint64(2*far+10))
+	if res := r.Insert(pool, r.SeqAt(uint64(10*far)), bytes.Clone(seg), InsertOptions{}); !res.Stored {
+		t.Fatalf("after release: %+v (%v)", res, r.regs)
+	}
+	if res := r.Insert(pool, r.SeqAt(uint64(12*far)), bytes.Clone(seg), InsertOptions{}); !res.InsertLimit {
+		t.Fatalf("after release, the limit again: %+v (%v)", res, r.regs)
+	}
+	// No limit, and a limit of one (everything within the gap of the base).
+	r.Free(pool)
+	r.Init(0, 0)
+	r.SetMaxRegions(-1)
+	for k := int64(0); k < 20; k++ {
+		if res := r.Insert(pool, r.SeqAt(uint64(k*far)), bytes.Clone(seg), InsertOptions{}); !res.Stored {
+			t.Fatalf("no limit, region %d: %+v", k, res)
+		}
+	}
+	r.Free(pool)
+	r.Init(0, 0)
+	r.SetMaxRegions(1)
+	if res := r.Insert(pool, r.SeqAt(RegionGap), bytes.Clone(seg), InsertOptions{}); !res.Stored {
+		t.Fatalf("limit 1, within the gap of the base: %+v", res)
+	}
+	if res := r.Insert(pool, r.SeqAt(3*RegionGap), bytes.Clone(seg), InsertOptions{}); !res.InsertLimit {
+		t.Fatalf("limit 1, far: %+v", res)
+	}
+	r.Free(pool)
+	if pool.InUse() != 0 {
+		t.Fatalf("InUse %d after Free", pool.InUse())
+	}
+}
