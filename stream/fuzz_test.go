@@ -35,6 +35,7 @@ type model struct {
 	regs       []mseg
 	gap        int64
 	maxRegions int
+	maxSegs    int // segments held at most; an exact duplicate needs none
 }
 
 // regionInsert finds the regions that stored bytes [lo, hi) reach within the gap and merges
@@ -155,6 +156,9 @@ func (m *model) insert(start int64, data []byte) InsertResult {
 		i++
 	}
 	var consult []mseg
+	if !(i > 0 && m.segs[i-1] == s) && len(m.segs) >= m.maxSegs {
+		return InsertResult{NoSegment: true}
+	}
 	if i > 0 && m.segs[i-1] == s { // duplicate: handled at the stored record
 		res.Overlap = true
 		i--
@@ -297,8 +301,8 @@ func (m *model) check(t *testing.T, r *Reassembly) {
 
 // FuzzReassembly drives a Reassembly with segments and releases decoded from the input and
 // compares it with the model after every step. Input: a header (policy, options, memcap,
-// depth, base sequence number, and with option bit 32 a small region gap and a limit of 1
-// to 4 regions), then 5-byte operations.
+// depth, base sequence number, and with option bit 32 a small region gap, a limit of 1 to 4
+// regions and of 3 to 18 segments), then 5-byte operations.
 func FuzzReassembly(f *testing.F) {
 	for _, s := range fuzzSeeds() {
 		f.Add(s)
@@ -327,11 +331,13 @@ func fuzzReassembly(t *testing.T, in []byte) {
 	pool := NewPool(memcap, int(in[3]%8))
 	var r Reassembly
 	r.Init(base, depth)
-	m := &model{policy: policy, opt: opt, depth: depth, gap: RegionGap, maxRegions: DefaultMaxRegions}
+	m := &model{policy: policy, opt: opt, depth: depth, gap: RegionGap, maxRegions: DefaultMaxRegions,
+		maxSegs: DefaultMaxSegments}
 	if in[1]&32 != 0 {
-		m.gap, m.maxRegions = 200, 1+int(in[1]>>6)
+		m.gap, m.maxRegions, m.maxSegs = 200, 1+int(in[1]>>6), 3+int(in[3]>>4)
 		r.regionGap = m.gap
 		r.SetMaxRegions(m.maxRegions)
+		r.SetMaxSegments(m.maxSegs)
 	}
 	for ops := in[8:]; len(ops) >= 5; ops = ops[5:] {
 		off := int64(binary.LittleEndian.Uint16(ops[0:2]))%(modelSize-2*PageSize) + modelLo
@@ -360,13 +366,13 @@ func fuzzReassembly(t *testing.T, in []byte) {
 		if memcap != 0 && pool.InUse() > memcap {
 			t.Fatalf("InUse %d over memcap %d", pool.InUse(), memcap)
 		}
-		if res.NoSegment || res.Memcap {
+		if res.NoSegment || res.Memcap || res.InsertLimit {
 			if pool.InUse() != before || !bytes.Equal(data, mdata) || res.Stored {
-				t.Fatalf("memcap failure changed state: %+v", res)
+				t.Fatalf("failure changed state: %+v", res)
 			}
-			if memcap == 0 {
-				t.Fatalf("memcap failure without a memcap: %+v", res)
-			}
+		}
+		if (res.NoSegment || res.Memcap) && memcap != 0 {
+			// the pool's memcap is not modelled (a NoSegment may also be MaxSegments')
 			m.check(t, &r)
 			continue
 		}
@@ -415,7 +421,8 @@ func fuzzSeeds() map[string][]byte {
 	seeds["memcap"] = scenario([]byte{0, 4, 80, 2, 1, 0, 0, 0})
 	seeds["depth"] = scenario([]byte{5, 8, 20, 0, 1, 0, 0, 0})
 	seeds["wrap-solaris"] = scenario([]byte{5, 16 | 1, 0, 0, 10, 0, 0, 0})
-	regions := scenario([]byte{2, 32 | 128, 0, 0, 1, 0, 0, 0}) // gap 200, 3 regions
+	seeds["max-segments"] = scenario([]byte{3, 32, 0, 0x10, 1, 0, 0, 0}) // 4 segments, 1 region
+	regions := scenario([]byte{2, 32 | 128, 0, 0xf0, 1, 0, 0, 0})        // gap 200, 3 regions, 18 segments
 	for _, o := range []int{1000, 3000, 5000, 7000, 2000, 3100, 5000, 9000, 8800} {
 		regions = append(regions, op(o, 9, 0x08, 'r')...)
 	}

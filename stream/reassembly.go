@@ -41,8 +41,11 @@ type InsertResult struct {
 	// stored at all, and nothing is stored after it (PastDepth is set too).
 	DepthReached bool
 	PastDepth    bool // nothing stored because of the depth
-	NoSegment    bool // no segment record could be had under the memcap (reassembly_no_segment)
-	Memcap       bool // no page could be had under the memcap (reassembly_insert_memcap)
+	// NoSegment: no segment record could be had, under the pool's memcap or past the
+	// direction's MaxSegments (reassembly_no_segment, as when Suricata's segment pool is
+	// empty); nothing was stored.
+	NoSegment bool
+	Memcap    bool // no page could be had under the memcap (reassembly_insert_memcap)
 	// InsertLimit: nothing was stored because the segment would have opened a data region
 	// beyond the direction's MaxRegions (SetMaxRegions; Suricata's stream.reassembly.max-regions
 	// and SC_ELIMIT). Suricata raises reassembly_insert_limit only when the refused segment
@@ -89,6 +92,28 @@ type Reassembly struct {
 	regs       []region // sorted, disjoint; regs[0] is the main region (at the base)
 	maxRegions int      // 0: DefaultMaxRegions; < 0: no limit
 	regionGap  int64    // 0: RegionGap (tests set a small one)
+	maxSegs    int      // 0: DefaultMaxSegments; < 0: no limit
+}
+
+// DefaultMaxSegments is the default of SetMaxSegments.
+const DefaultMaxSegments = 16384
+
+// SetMaxSegments bounds the segment records the direction holds: 0 is DefaultMaxSegments, a
+// negative n means no limit. Suricata has no such per-direction bound (only the memcap on
+// its segment pool), so a segment that needs a record past it is refused as when the pool is
+// empty (NoSegment, reassembly_no_segment). An exact retransmission of a stored segment needs
+// no record and is still handled. The bound keeps every walk of the records (overlap
+// resolution, coverage) within a constant however a peer orders its segments.
+func (r *Reassembly) SetMaxSegments(n int) { r.maxSegs = n }
+
+func (r *Reassembly) segLimit() int {
+	switch {
+	case r.maxSegs == 0:
+		return DefaultMaxSegments
+	case r.maxSegs < 0:
+		return int(^uint(0) >> 1)
+	}
+	return r.maxSegs
 }
 
 // Init empties r (without freeing: call Free first when it held data) and sets its base
@@ -96,7 +121,7 @@ type Reassembly struct {
 // limits set by SetMaxRegions and SetMaxSegments are kept.
 func (r *Reassembly) Init(base Seq, depth uint64) {
 	*r = Reassembly{baseSeq: base, depth: depth,
-		regs: r.regs[:0], maxRegions: r.maxRegions, regionGap: r.regionGap}
+		regs: r.regs[:0], maxRegions: r.maxRegions, regionGap: r.regionGap, maxSegs: r.maxSegs}
 }
 
 // SetMaxRegions sets the most data regions the direction may hold, the main region (at the
@@ -218,7 +243,8 @@ func (r *Reassembly) SeqAt(off uint64) Seq {
 //
 // The steps are Suricata's (src/stream-tcp-list.c): a segment wholly before the base is
 // dropped; the depth is checked (StreamTcpReassembleCheckDepth); a record is taken (no
-// record: NoSegment) and put in order; an exact (seq, length) duplicate keeps the stored
+// record, or MaxSegments held and the segment is no exact duplicate: NoSegment) and put in
+// order; an exact (seq, length) duplicate keeps the stored
 // record; the segment overlaps when its neighbours in that order touch it (CheckOverlap);
 // then the overlap policy is applied per stored segment found by walking back from the
 // segment while the previous record still reaches it, and forward while the next record
@@ -261,6 +287,12 @@ func (r *Reassembly) Insert(pool *Pool, seq Seq, data []byte, opt InsertOptions)
 	dup := int32(0)
 	if prev != 0 && pool.recs[prev].start == start && pool.recs[prev].n == uint32(len(data)) {
 		dup = prev
+	}
+
+	if dup == 0 && r.nsegs >= r.segLimit() {
+		pool.putRec(rec)
+		res.NoSegment = true
+		return res
 	}
 
 	lo := max(start, r.baseOff) // bytes before the base are not stored

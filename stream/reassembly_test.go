@@ -826,3 +826,49 @@ func TestMaxRegions(t *testing.T) {
 		t.Fatalf("InUse %d after Free", pool.InUse())
 	}
 }
+
+// TestMaxSegments: the records a direction holds stay within SetMaxSegments (default
+// DefaultMaxSegments); past it a segment that needs a record is NoSegment and stores
+// nothing, an exact retransmission is still handled, and a release makes room again.
+func TestMaxSegments(t *testing.T) {
+	pool := NewPool(0, 0)
+	var r Reassembly
+	r.Init(0, 0)
+	r.SetMaxSegments(100)
+	for i := 0; i < 150; i++ {
+		res := r.Insert(pool, Seq(2*i), []byte{byte(i)}, InsertOptions{})
+		if (i >= 100) != res.NoSegment || (i < 100) != res.Stored {
+			t.Fatalf("segment %d: %+v", i, res)
+		}
+	}
+	if r.Segments() != 100 {
+		t.Fatalf("%d segments", r.Segments())
+	}
+	if res := r.Insert(pool, 10, []byte{5}, InsertOptions{CheckOverlapDiff: true}); res.NoSegment || !res.Overlap || res.Stored {
+		t.Fatalf("retransmission at the cap: %+v", res)
+	}
+	if res := r.Insert(pool, 10, []byte{5, 0}, InsertOptions{}); !res.NoSegment {
+		t.Fatalf("a longer one needs a record: %+v", res)
+	}
+	r.Release(pool, 20) // frees 10 records
+	for i := 0; i < 12; i++ {
+		res := r.Insert(pool, Seq(1000+2*i), []byte{1}, InsertOptions{})
+		if (i >= 10) != res.NoSegment {
+			t.Fatalf("after release, %d: %+v", i, res)
+		}
+	}
+	r.Free(pool)
+
+	r.Init(0, 0)
+	r.SetMaxSegments(0)
+	for i := 0; i < DefaultMaxSegments+100; i++ {
+		r.Insert(pool, Seq(2*i), []byte{1}, InsertOptions{})
+	}
+	if r.Segments() != DefaultMaxSegments {
+		t.Fatalf("%d segments, default cap %d", r.Segments(), DefaultMaxSegments)
+	}
+	r.Free(pool)
+	if pool.InUse() != 0 {
+		t.Fatalf("InUse %d after Free", pool.InUse())
+	}
+}
