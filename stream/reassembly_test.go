@@ -872,3 +872,42 @@ func TestMaxSegments(t *testing.T) {
 		t.Fatalf("InUse %d after Free", pool.InUse())
 	}
 }
+
+// BenchmarkInsertAdversarial: a peer that never lets the store drain. The store is full
+// (n one-byte segments with one-byte holes between them, MaxSegments n), and each operation
+// is one insert and the consumer's Contiguous from the base: in turn a one-byte segment into
+// the holes in descending order (refused at the cap), and a retransmission of the oldest
+// byte. The time per operation should not grow with n.
+func BenchmarkInsertAdversarial(b *testing.B) {
+	for _, n := range []int{256, 1024, 4096, 16384} {
+		b.Run(fmt.Sprintf("segs=%d", n), func(b *testing.B) {
+			pool := NewPool(0, n+1)
+			var r Reassembly
+			r.Init(0, 0)
+			r.SetMaxSegments(n)
+			one := []byte{'x'}
+			for i := 0; i < n; i++ {
+				r.Insert(pool, Seq(2*i), one, InsertOptions{})
+			}
+			if r.Segments() != n {
+				b.Fatalf("%d segments", r.Segments())
+			}
+			hole := 2*n - 1
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i&1 == 0 {
+					r.Insert(pool, Seq(hole), one, InsertOptions{})
+					if hole -= 2; hole < 0 {
+						hole = 2*n - 1
+					}
+				} else {
+					r.Insert(pool, 0, one, InsertOptions{CheckOverlapDiff: true})
+				}
+				_ = r.Contiguous(r.Base())
+			}
+			b.StopTimer()
+			r.Free(pool)
+		})
+	}
+}
