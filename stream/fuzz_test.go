@@ -234,6 +234,28 @@ func (m *model) release(upTo int64) {
 	m.segs = kept
 }
 
+// nextBlock is NextBlock over the model's coverage.
+func (m *model) nextBlock(from int64) (s, e int64, ok bool) {
+	hi := int64(modelLo + modelSize)
+	from = max(from, m.base, 0)
+	if from >= hi {
+		return 0, 0, false
+	}
+	cov := m.covered(from, hi)
+	i := 0
+	for i < len(cov) && !cov[i] {
+		i++
+	}
+	if i == len(cov) {
+		return 0, 0, false
+	}
+	j := i
+	for j < len(cov) && cov[j] {
+		j++
+	}
+	return from + int64(i), from + int64(j), true
+}
+
 // check compares r with the model over every offset the fuzzer can reach.
 func (m *model) check(t *testing.T, r *Reassembly) {
 	t.Helper()
@@ -362,6 +384,13 @@ func fuzzReassembly(t *testing.T, in []byte) {
 		}
 		mdata := bytes.Clone(data)
 		before := pool.InUse()
+		// A consumer's query before and after the insert, so that the block NextBlock
+		// remembers is carried across it.
+		qf := r.Base()
+		if ops[4]&1 != 0 {
+			qf = uint64(max(off-int64(ops[4]&63), 0))
+		}
+		r.NextBlock(qf)
 		res := r.Insert(pool, base+Seq(uint32(off)), data, opt)
 		if memcap != 0 && pool.InUse() > memcap {
 			t.Fatalf("InUse %d over memcap %d", pool.InUse(), memcap)
@@ -379,6 +408,10 @@ func fuzzReassembly(t *testing.T, in []byte) {
 		want := m.insert(off, mdata)
 		if res != want {
 			t.Fatalf("insert [%d, %d): got %+v, model %+v", off, off+int64(n), res, want)
+		}
+		gs, ge, gok := r.NextBlock(qf)
+		if ws, we, wok := m.nextBlock(int64(qf)); gok != wok || (wok && (int64(gs) != ws || int64(ge) != we)) {
+			t.Fatalf("after insert [%d, %d), NextBlock(%d) = %d %d %v, model %d %d %v", off, off+int64(n), qf, gs, ge, gok, ws, we, wok)
 		}
 		if !bytes.Equal(data, mdata) {
 			t.Fatalf("caller's data %x, model %x", data, mdata)

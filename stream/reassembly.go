@@ -93,6 +93,17 @@ type Reassembly struct {
 	maxRegions int      // 0: DefaultMaxRegions; < 0: no limit
 	regionGap  int64    // 0: RegionGap (tests set a small one)
 	maxSegs    int      // 0: DefaultMaxSegments; < 0: no limit
+
+	// Remembered positions, so that the common cases do not walk the records: finger is the
+	// record of the last insert or of the last place findPrev walked to; maxLen the longest record linked since Init or Free (a record
+	// that starts more than maxLen before an offset cannot reach it). nb* is the last block
+	// NextBlock found: every record ordered before nbFirst ends at or before nbFrom, and the
+	// records nbFirst..nbLast cover [nbFirst's start, nbEnd) without a hole; records after
+	// nbLast are merged in lazily (extendBlock). nbFirst 0: nothing remembered.
+	finger          int32
+	maxLen          uint32
+	nbFirst, nbLast int32
+	nbFrom, nbEnd   int64
 }
 
 // DefaultMaxSegments is the default of SetMaxSegments.
@@ -122,6 +133,45 @@ func (r *Reassembly) segLimit() int {
 func (r *Reassembly) Init(base Seq, depth uint64) {
 	*r = Reassembly{baseSeq: base, depth: depth,
 		regs: r.regs[:0], maxRegions: r.maxRegions, regionGap: r.regionGap, maxSegs: r.maxSegs}
+}
+
+// less reports whether record t is ordered at or before (start, n).
+func (pool *Pool) atOrBefore(t int32, start int64, n uint32) bool {
+	p := &pool.recs[t]
+	return p.start < start || (p.start == start && p.n <= n)
+}
+
+// findPrev returns the last record ordered at or before (start, n) (0: none). The tail and
+// the head are tried first, then the walk is from the finger, which it leaves at the place
+// found: in-order appends, retransmissions of the oldest or newest data, and inserts near the
+// last one that needed a walk (descending segments, local retransmissions) take O(1), and a
+// place found at the ends leaves the finger where it was.
+func (r *Reassembly) findPrev(pool *Pool, start int64, n uint32) int32 {
+	if r.tail == 0 || pool.atOrBefore(r.tail, start, n) {
+		return r.tail
+	}
+	if !pool.atOrBefore(r.head, start, n) {
+		return 0
+	}
+	// head <= key < tail, so head != tail
+	if !pool.atOrBefore(pool.recs[r.head].next, start, n) {
+		return r.head
+	}
+	t := r.finger
+	if t == 0 {
+		t = r.tail
+	}
+	if pool.atOrBefore(t, start, n) {
+		for pool.atOrBefore(pool.recs[t].next, start, n) { // stops before the tail
+			t = pool.recs[t].next
+		}
+	} else {
+		for !pool.atOrBefore(t, start, n) { // stops at the head
+			t = pool.recs[t].prev
+		}
+	}
+	r.finger = t
+	return t
 }
 
 // SetMaxRegions sets the most data regions the direction may hold, the main region (at the
@@ -276,14 +326,7 @@ func (r *Reassembly) Insert(pool *Pool, seq Seq, data []byte, opt InsertOptions)
 	pool.recs[rec].start, pool.recs[rec].n = start, uint32(len(data))
 
 	// Find the place: after every record ordered before (start, n).
-	prev := r.tail
-	for prev != 0 {
-		p := &pool.recs[prev]
-		if p.start < start || (p.start == start && p.n <= uint32(len(data))) {
-			break
-		}
-		prev = p.prev
-	}
+	prev := r.findPrev(pool, start, uint32(len(data)))
 	dup := int32(0)
 	if prev != 0 && pool.recs[prev].start == start && pool.recs[prev].n == uint32(len(data)) {
 		dup = prev
@@ -300,7 +343,7 @@ func (r *Reassembly) Insert(pool *Pool, seq Seq, data []byte, opt InsertOptions)
 		pool.putRec(rec)
 		rec = dup
 		res.Overlap = true
-		res.Stored = !r.covered(pool, lo, end, 0)
+		res.Stored = !r.covered(pool, dup, lo, end, 0)
 	} else {
 		r.link(pool, rec, prev)
 		next := pool.recs[rec].next
@@ -313,7 +356,7 @@ func (r *Reassembly) Insert(pool *Pool, seq Seq, data []byte, opt InsertOptions)
 		if !res.Overlap && next == 0 && lo >= r.end {
 			res.Stored = true // appended
 		} else {
-			res.Stored = !r.covered(pool, lo, end, rec)
+			res.Stored = !r.covered(pool, rec, lo, end, rec)
 		}
 	}
 
@@ -365,7 +408,37 @@ func (r *Reassembly) Insert(pool *Pool, seq Seq, data []byte, opt InsertOptions)
 	if end > r.end {
 		r.end = end
 	}
+	if dup == 0 {
+		r.finger = rec
+		r.noteBlock(pool, rec)
+	}
 	return res
+}
+
+// noteBlock keeps NextBlock's remembered block true after rec was linked.
+func (r *Reassembly) noteBlock(pool *Pool, rec int32) {
+	if r.nbFirst == 0 {
+		return
+	}
+	s := &pool.recs[rec]
+	first := &pool.recs[r.nbFirst]
+	switch {
+	case s.start > first.start || (s.start == first.start && s.n > first.n):
+		// after nbFirst: inside the block when at or before nbLast, else merged in lazily
+		last := &pool.recs[r.nbLast]
+		if s.start < last.start || (s.start == last.start && s.n < last.n) {
+			r.nbEnd = max(r.nbEnd, s.end())
+		}
+	case s.end() <= r.nbFrom:
+		// before the block and before every offset it answers for
+	case s.end() >= first.start:
+		// joins the block at its start
+		r.nbFirst = rec
+		r.nbEnd = max(r.nbEnd, s.end())
+	default:
+		// a block of its own before the remembered one, reaching past nbFrom
+		r.nbFirst, r.nbLast, r.nbEnd = rec, rec, s.end()
+	}
 }
 
 // checkDepth applies Suricata's StreamTcpReassembleCheckDepth: with a depth, nothing is
@@ -442,6 +515,7 @@ func (r *Reassembly) link(pool *Pool, rec, prev int32) {
 		pool.recs[s.next].prev = rec
 	}
 	r.nsegs++
+	r.maxLen = max(r.maxLen, s.n)
 }
 
 func (r *Reassembly) unlink(pool *Pool, rec int32) {
@@ -457,12 +531,27 @@ func (r *Reassembly) unlink(pool *Pool, rec int32) {
 		pool.recs[s.next].prev = s.prev
 	}
 	r.nsegs--
+	if r.finger == rec {
+		r.finger = 0
+	}
+	if r.nbFirst == rec || r.nbLast == rec {
+		r.nbFirst = 0
+	}
 }
 
-// covered reports whether records other than skip cover all of [lo, hi).
-func (r *Reassembly) covered(pool *Pool, lo, hi int64, skip int32) bool {
+// covered reports whether records other than skip cover all of [lo, hi). from is a record
+// that starts at or before lo; the walk begins at the first record that can reach lo.
+func (r *Reassembly) covered(pool *Pool, from int32, lo, hi int64, skip int32) bool {
+	t := from
+	for {
+		p := pool.recs[t].prev
+		if p == 0 || pool.recs[p].start+int64(r.maxLen) <= lo {
+			break
+		}
+		t = p
+	}
 	pos := lo
-	for t := r.head; t != 0 && pos < hi; t = pool.recs[t].next {
+	for ; t != 0 && pos < hi; t = pool.recs[t].next {
 		if t == skip {
 			continue
 		}
@@ -610,28 +699,45 @@ func (r *Reassembly) Contiguous(from uint64) uint64 {
 
 // NextBlock returns the first run of present bytes [start, end) that ends after from, with
 // start >= from clipped; ok is false when no byte at or after from is stored.
+//
+// The block found is remembered: a later call from an offset at or after this one's, as a
+// consumer's Contiguous from its base is, starts from it and merges in only the records
+// added after it.
 func (r *Reassembly) NextBlock(from uint64) (start, end uint64, ok bool) {
 	pool := r.pool
-	f := max(int64(from), r.baseOff)
-	var s, e int64
-	for t := r.head; t != 0; t = pool.recs[t].next {
-		rec := &pool.recs[t]
-		if !ok {
-			if rec.end() <= f {
-				continue
-			}
-			s, e, ok = max(rec.start, f), rec.end(), true
-			continue
-		}
-		if rec.start > e {
-			break
-		}
-		e = max(e, rec.end())
-	}
-	if !ok {
+	if r.head == 0 {
 		return 0, 0, false
 	}
-	return uint64(s), uint64(e), true
+	f := max(int64(from), r.baseOff)
+	t := r.head
+	if r.nbFirst != 0 && f >= r.nbFrom {
+		r.extendBlock(pool)
+		if f < r.nbEnd {
+			return uint64(max(pool.recs[r.nbFirst].start, f)), uint64(r.nbEnd), true
+		}
+		t = pool.recs[r.nbLast].next // every record up to nbLast ends by nbEnd <= f
+	}
+	for t != 0 && pool.recs[t].end() <= f {
+		t = pool.recs[t].next
+	}
+	if t == 0 {
+		return 0, 0, false
+	}
+	r.nbFirst, r.nbLast, r.nbFrom, r.nbEnd = t, t, f, pool.recs[t].end()
+	r.extendBlock(pool)
+	return uint64(max(pool.recs[t].start, f)), uint64(r.nbEnd), true
+}
+
+// extendBlock merges the records after nbLast that the remembered block reaches.
+func (r *Reassembly) extendBlock(pool *Pool) {
+	for t := pool.recs[r.nbLast].next; t != 0; t = pool.recs[t].next {
+		s := &pool.recs[t]
+		if s.start > r.nbEnd {
+			break
+		}
+		r.nbEnd = max(r.nbEnd, s.end())
+		r.nbLast = t
+	}
 }
 
 // Bytes returns the bytes [from, to), which must all be present (when a page is missing, or
@@ -728,6 +834,7 @@ func (r *Reassembly) Free(pool *Pool) {
 	}
 	r.head, r.tail, r.nsegs, r.phead, r.ptail = 0, 0, 0, 0, 0
 	r.regs = r.regs[:0]
+	r.finger, r.maxLen, r.nbFirst, r.nbLast = 0, 0, 0, 0
 }
 
 // Segments returns the number of segment records r holds.
