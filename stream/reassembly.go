@@ -7,6 +7,14 @@ package stream
 // far-ahead segment takes only the pages it touches. Records decide which bytes are present;
 // a page's bytes outside every record are meaningless.
 //
+// A peer controls what is stored, so each direction is bounded: at most MaxRegions data
+// regions (Suricata's stream.reassembly.max-regions; InsertLimit) and MaxSegments records
+// (NoSegment). The list is walked from remembered places (the head, the tail, a finger at the
+// last insert or walk, NextBlock's last block), so in-order data, descending segments,
+// retransmissions of the oldest, newest or last data, and a consumer reading from its base
+// cost O(1) per segment; a segment far from all of them costs a walk over the records in
+// between, at most MaxSegments (Suricata's segment tree is O(log n) there).
+//
 // Where this follows Suricata's source rather than suricata-stream-http.md: the segment that
 // passes the depth is dropped whole, not truncated (checkDepth); overlaps are found through
 // the ordered neighbours only and the backward walk stops early (Insert); inline mode always

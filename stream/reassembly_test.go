@@ -911,3 +911,32 @@ func BenchmarkInsertAdversarial(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkInsertFarJumps: the case the remembered places do not cover, segments alternating
+// between the quarter and three quarters of a full store, each a walk over half the records:
+// linear in the records held, which MaxSegments bounds.
+func BenchmarkInsertFarJumps(b *testing.B) {
+	for _, n := range []int{256, 1024, 4096, 16384} {
+		b.Run(fmt.Sprintf("segs=%d", n), func(b *testing.B) {
+			pool := NewPool(0, n+1)
+			var r Reassembly
+			r.Init(0, 0)
+			r.SetMaxSegments(n)
+			one := []byte{'x'}
+			for i := 0; i < n; i++ {
+				r.Insert(pool, Seq(2*i), one, InsertOptions{})
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				at := n / 2 // a retransmission at a quarter, then at three quarters
+				if i&1 != 0 {
+					at = 3 * n / 2
+				}
+				r.Insert(pool, Seq(at), one, InsertOptions{})
+			}
+			b.StopTimer()
+			r.Free(pool)
+		})
+	}
+}
