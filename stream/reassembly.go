@@ -12,8 +12,10 @@ package stream
 // (NoSegment). The list is walked from remembered places (the head, the tail, a finger at the
 // last insert or walk, NextBlock's last block), so in-order data, descending segments,
 // retransmissions of the oldest, newest or last data, and a consumer reading from its base
-// cost O(1) per segment; a segment far from all of them costs a walk over the records in
-// between, at most MaxSegments (Suricata's segment tree is O(log n) there).
+// cost O(1) per segment; a segment far from all of them is placed from checkpoints, records
+// found by bisection that long walks leave behind them, so that its walk is short in
+// amortized terms (where Suricata's segment tree is O(log n)). Overlap resolution and the
+// coverage check still walk the records the segment overlaps, at most MaxSegments.
 //
 // Where this follows Suricata's source rather than suricata-stream-http.md: the segment that
 // passes the depth is dropped whole, not truncated (checkDepth); overlaps are found through
@@ -109,6 +111,7 @@ type Reassembly struct {
 	// records nbFirst..nbLast cover [nbFirst's start, nbEnd) without a hole; records after
 	// nbLast are merged in lazily (extendBlock). nbFirst 0: nothing remembered.
 	finger          int32
+	ck              []int32 // checkpoints: some records, ordered as the list, found by bisection
 	maxLen          uint32
 	nbFirst, nbLast int32
 	nbFrom, nbEnd   int64
@@ -140,7 +143,8 @@ func (r *Reassembly) segLimit() int {
 // limits set by SetMaxRegions and SetMaxSegments are kept.
 func (r *Reassembly) Init(base Seq, depth uint64) {
 	*r = Reassembly{baseSeq: base, depth: depth,
-		regs: r.regs[:0], maxRegions: r.maxRegions, regionGap: r.regionGap, maxSegs: r.maxSegs}
+		regs: r.regs[:0], maxRegions: r.maxRegions, regionGap: r.regionGap, maxSegs: r.maxSegs,
+		ck: r.ck[:0]}
 }
 
 // less reports whether record t is ordered at or before (start, n).
@@ -165,21 +169,85 @@ func (r *Reassembly) findPrev(pool *Pool, start int64, n uint32) int32 {
 	if !pool.atOrBefore(pool.recs[r.head].next, start, n) {
 		return r.head
 	}
-	t := r.finger
-	if t == 0 {
-		t = r.tail
-	}
-	if pool.atOrBefore(t, start, n) {
-		for pool.atOrBefore(pool.recs[t].next, start, n) { // stops before the tail
-			t = pool.recs[t].next
+	// Near the finger: a short walk either way.
+	if t := r.finger; t != 0 {
+		if pool.atOrBefore(t, start, n) {
+			for i := 0; i < ckSpacing; i++ {
+				nx := pool.recs[t].next
+				if !pool.atOrBefore(nx, start, n) { // nx != 0: the tail is after the key
+					r.finger = t
+					return t
+				}
+				t = nx
+			}
+		} else {
+			for i := 0; i < ckSpacing; i++ {
+				t = pool.recs[t].prev
+				if pool.atOrBefore(t, start, n) { // t != 0: the head is at or before the key
+					r.finger = t
+					return t
+				}
+			}
 		}
-	} else {
-		for !pool.atOrBefore(t, start, n) { // stops at the head
-			t = pool.recs[t].prev
+	}
+	// From the last checkpoint at or before the key (else the head), forward, leaving a
+	// checkpoint every ckSpacing records walked, so that a later walk over the same records
+	// is short: a walk's length is paid for by the checkpoints it leaves and by the records
+	// inserted since.
+	a, b := 0, len(r.ck)
+	for a < b {
+		m := int(uint(a+b) >> 1)
+		if pool.atOrBefore(r.ck[m], start, n) {
+			a = m + 1
+		} else {
+			b = m
+		}
+	}
+	t, at := r.head, 0 // at: where in ck the next checkpoint goes
+	if a > 0 {
+		t, at = r.ck[a-1], a
+	}
+	for steps := 1; ; steps++ {
+		nx := pool.recs[t].next
+		if !pool.atOrBefore(nx, start, n) {
+			break
+		}
+		t = nx
+		if steps%ckSpacing == 0 && !pool.recs[t].ck {
+			r.addCheckpoint(pool, t, at)
+			at++
 		}
 	}
 	r.finger = t
 	return t
+}
+
+// ckSpacing is how many records a walk passes before it leaves a checkpoint.
+const ckSpacing = 32
+
+// addCheckpoint puts record t in the checkpoints at index at (their order is the list's).
+func (r *Reassembly) addCheckpoint(pool *Pool, t int32, at int) {
+	r.ck = append(r.ck, 0)
+	copy(r.ck[at+1:], r.ck[at:])
+	r.ck[at] = t
+	pool.recs[t].ck = true
+}
+
+// dropCheckpoint takes record t, a checkpoint, out of the checkpoints.
+func (r *Reassembly) dropCheckpoint(pool *Pool, t int32) {
+	s := &pool.recs[t]
+	s.ck = false
+	a, b := 0, len(r.ck)
+	for a < b { // the first checkpoint not before t; keys are distinct
+		m := int(uint(a+b) >> 1)
+		c := &pool.recs[r.ck[m]]
+		if c.start < s.start || (c.start == s.start && c.n < s.n) {
+			a = m + 1
+		} else {
+			b = m
+		}
+	}
+	r.ck = append(r.ck[:a], r.ck[a+1:]...)
 }
 
 // SetMaxRegions sets the most data regions the direction may hold, the main region (at the
@@ -542,6 +610,9 @@ func (r *Reassembly) unlink(pool *Pool, rec int32) {
 	if r.finger == rec {
 		r.finger = 0
 	}
+	if s.ck {
+		r.dropCheckpoint(pool, rec)
+	}
 	if r.nbFirst == rec || r.nbLast == rec {
 		r.nbFirst = 0
 	}
@@ -843,6 +914,7 @@ func (r *Reassembly) Free(pool *Pool) {
 	r.head, r.tail, r.nsegs, r.phead, r.ptail = 0, 0, 0, 0, 0
 	r.regs = r.regs[:0]
 	r.finger, r.maxLen, r.nbFirst, r.nbLast = 0, 0, 0, 0
+	r.ck = r.ck[:0]
 }
 
 // Segments returns the number of segment records r holds.

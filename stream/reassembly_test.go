@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 )
@@ -913,8 +914,8 @@ func BenchmarkInsertAdversarial(b *testing.B) {
 }
 
 // BenchmarkInsertFarJumps: the case the remembered places do not cover, segments alternating
-// between the quarter and three quarters of a full store, each a walk over half the records:
-// linear in the records held, which MaxSegments bounds.
+// between the quarter and three quarters of a full store, half the records apart: placed from
+// the checkpoints, the time per insert should not grow with the records held.
 func BenchmarkInsertFarJumps(b *testing.B) {
 	for _, n := range []int{256, 1024, 4096, 16384} {
 		b.Run(fmt.Sprintf("segs=%d", n), func(b *testing.B) {
@@ -938,5 +939,85 @@ func BenchmarkInsertFarJumps(b *testing.B) {
 			b.StopTimer()
 			r.Free(pool)
 		})
+	}
+}
+
+// checkList checks r's list against its checkpoints: ordered by (start, n), the checkpoints
+// in list order and flagged, findPrev agreeing with a walk from the tail.
+func checkList(t *testing.T, r *Reassembly, pool *Pool, rng *rand.Rand) {
+	t.Helper()
+	n, k := 0, 0
+	var prev int32
+	for i := r.head; i != 0; i = pool.recs[i].next {
+		s := &pool.recs[i]
+		if s.prev != prev {
+			t.Fatalf("record %d: prev %d, want %d", i, s.prev, prev)
+		}
+		if prev != 0 && !(pool.recs[prev].start < s.start || (pool.recs[prev].start == s.start && pool.recs[prev].n < s.n)) {
+			t.Fatalf("records %d, %d out of order", prev, i)
+		}
+		if s.ck {
+			if k >= len(r.ck) || r.ck[k] != i {
+				t.Fatalf("checkpoint %d: record %d, list has %d", k, r.ck[min(k, len(r.ck)-1)], i)
+			}
+			k++
+		}
+		prev = i
+		n++
+	}
+	if prev != r.tail || n != r.Segments() || k != len(r.ck) {
+		t.Fatalf("tail %d/%d, %d/%d records, %d/%d checkpoints", prev, r.tail, n, r.Segments(), k, len(r.ck))
+	}
+	for j := 0; j < 8; j++ {
+		start, ln := int64(rng.Intn(70000)), uint32(1+rng.Intn(4))
+		want := r.tail
+		for want != 0 && !pool.atOrBefore(want, start, ln) {
+			want = pool.recs[want].prev
+		}
+		if got := r.findPrev(pool, start, ln); got != want {
+			t.Fatalf("findPrev(%d, %d) = %d, want %d", start, ln, got, want)
+		}
+	}
+}
+
+// TestCheckpoints: random inserts (far jumps, descending runs, retransmissions) and releases
+// over a store of thousands of records keep the list, its checkpoints and findPrev right.
+func TestCheckpoints(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	pool := NewPool(0, 0)
+	var r Reassembly
+	r.Init(0, 0)
+	r.SetMaxSegments(4000)
+	data := bytes.Repeat([]byte("x"), 8)
+	base := 0
+	for op := 0; op < 30000; op++ {
+		switch x := rng.Intn(100); {
+		case x < 2:
+			base += rng.Intn(2000)
+			r.Release(pool, uint64(base))
+		case x < 40: // far jump
+			r.Insert(pool, Seq(base+rng.Intn(60000)), data[:1+rng.Intn(4)], InsertOptions{})
+		case x < 70: // descending run
+			at := base + rng.Intn(60000)
+			for i := 0; i < 20; i++ {
+				r.Insert(pool, Seq(at-3*i), data[:1], InsertOptions{})
+			}
+		default: // retransmission of something near the last insert
+			if f := r.finger; f != 0 {
+				s := pool.recs[f]
+				r.Insert(pool, r.SeqAt(uint64(max(s.start, 0))), data[:s.n], InsertOptions{})
+			}
+		}
+		if op%97 == 0 {
+			checkList(t, &r, pool, rng)
+		}
+	}
+	checkList(t, &r, pool, rng)
+	if len(r.ck) == 0 {
+		t.Fatal("no checkpoints were made")
+	}
+	r.Free(pool)
+	if pool.InUse() != 0 || len(r.ck) != 0 {
+		t.Fatalf("InUse %d, %d checkpoints after Free", pool.InUse(), len(r.ck))
 	}
 }
