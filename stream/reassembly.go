@@ -419,7 +419,7 @@ func (r *Reassembly) Insert(pool *Pool, seq Seq, data []byte, opt InsertOptions)
 		pool.putRec(rec)
 		rec = dup
 		res.Overlap = true
-		res.Stored = !r.covered(pool, dup, lo, end, 0)
+		res.Stored = false // the stored record holds every byte of it that is kept
 	} else {
 		r.link(pool, rec, prev)
 		next := pool.recs[rec].next
@@ -618,9 +618,14 @@ func (r *Reassembly) unlink(pool *Pool, rec int32) {
 	}
 }
 
-// covered reports whether records other than skip cover all of [lo, hi). from is a record
-// that starts at or before lo; the walk begins at the first record that can reach lo.
+// covered reports whether records other than skip, a record linked since the last NextBlock,
+// cover all of [lo, hi). from is a record that starts at or before lo. When NextBlock's
+// remembered block holds the range the answer is at hand; otherwise the walk begins at the
+// first record that can reach lo (which a long record far back makes a long walk).
 func (r *Reassembly) covered(pool *Pool, from int32, lo, hi int64, skip int32) bool {
+	if r.nbFirst != 0 && lo >= pool.recs[r.nbFirst].start && hi <= r.nbEnd {
+		return true
+	}
 	t := from
 	for {
 		p := pool.recs[t].prev

@@ -878,8 +878,14 @@ func TestMaxSegments(t *testing.T) {
 // (n one-byte segments with one-byte holes between them, MaxSegments n), and each operation
 // is one insert and the consumer's Contiguous from the base: in turn a one-byte segment into
 // the holes in descending order (refused at the cap), and a retransmission of the oldest
-// byte. The time per operation should not grow with n.
+// byte. The time per operation should not grow with n. In the "under-long" case the
+// one-byte segments lie under one long segment at the base.
 func BenchmarkInsertAdversarial(b *testing.B) {
+	b.Run("holes", func(b *testing.B) { benchAdversarial(b, false) })
+	b.Run("under-long", func(b *testing.B) { benchAdversarial(b, true) })
+}
+
+func benchAdversarial(b *testing.B, underLong bool) {
 	for _, n := range []int{256, 1024, 4096, 16384} {
 		b.Run(fmt.Sprintf("segs=%d", n), func(b *testing.B) {
 			pool := NewPool(0, n+1)
@@ -887,23 +893,26 @@ func BenchmarkInsertAdversarial(b *testing.B) {
 			r.Init(0, 0)
 			r.SetMaxSegments(n)
 			one := []byte{'x'}
-			for i := 0; i < n; i++ {
-				r.Insert(pool, Seq(2*i), one, InsertOptions{})
+			if underLong {
+				r.Insert(pool, 0, make([]byte, 2*n+1), InsertOptions{})
+			}
+			for i := r.Segments(); i < n; i++ { // descending, at the odd offsets
+				r.Insert(pool, Seq(2*(n-i)-1), one, InsertOptions{})
 			}
 			if r.Segments() != n {
 				b.Fatalf("%d segments", r.Segments())
 			}
-			hole := 2*n - 1
+			hole := 2*n - 2
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if i&1 == 0 {
 					r.Insert(pool, Seq(hole), one, InsertOptions{})
 					if hole -= 2; hole < 0 {
-						hole = 2*n - 1
+						hole = 2*n - 2
 					}
 				} else {
-					r.Insert(pool, 0, one, InsertOptions{CheckOverlapDiff: true})
+					r.Insert(pool, 1, one, InsertOptions{CheckOverlapDiff: true})
 				}
 				_ = r.Contiguous(r.Base())
 			}
