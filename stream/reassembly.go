@@ -58,9 +58,11 @@ type InsertResult struct {
 	Memcap    bool // no page could be had under the memcap (reassembly_insert_memcap)
 	// InsertLimit: nothing was stored because the segment would have opened a data region
 	// beyond the direction's MaxRegions (SetMaxRegions; Suricata's stream.reassembly.max-regions
-	// and SC_ELIMIT). Suricata raises reassembly_insert_limit only when the refused segment
-	// overlapped stored data (Overlap is set too: DoHandleData); a refused segment that did not
-	// overlap is dropped without an event (only a counter), so the event is Overlap&&InsertLimit.
+	// and SC_ELIMIT). Suricata 8.0.6 raises reassembly_insert_limit only when the refused
+	// segment overlapped stored data (DoHandleData); one that did not is dropped with a counter
+	// and no event (StreamTcpReassembleInsertSegment). Here a segment that overlaps kept data
+	// always lies in that data's region, so InsertLimit comes without Overlap, and following
+	// Suricata the event is raised for Overlap && InsertLimit only, that is never.
 	InsertLimit bool
 }
 
@@ -83,7 +85,7 @@ type region struct{ lo, hi int64 }
 // (ISN+1). Offsets are 64-bit: a base (sequence number, offset) pair, moved by Release,
 // maps sequence numbers to offsets across wrap-around and past 4 GiB. The zero value is a
 // store with base sequence number 0 and no depth; Init sets them. A Reassembly uses one
-// Pool for all its calls.
+// Pool for all its calls, and is not to be copied once used (it holds slices it reuses).
 type Reassembly struct {
 	baseSeq Seq
 	baseOff int64 // offset of baseSeq; bytes before it are released
@@ -105,8 +107,9 @@ type Reassembly struct {
 	maxSegs    int      // 0: DefaultMaxSegments; < 0: no limit
 
 	// Remembered positions, so that the common cases do not walk the records: finger is the
-	// record of the last insert or of the last place findPrev walked to; maxLen the longest record linked since Init or Free (a record
-	// that starts more than maxLen before an offset cannot reach it). nb* is the last block
+	// record of the last insert or of the last place findPrev walked to; maxLen the longest
+	// record linked since Init or Free (a record that starts more than maxLen before an
+	// offset cannot reach it). nb* is the last block
 	// NextBlock found: every record ordered before nbFirst ends at or before nbFrom, and the
 	// records nbFirst..nbLast cover [nbFirst's start, nbEnd) without a hole; records after
 	// nbLast are merged in lazily (extendBlock). nbFirst 0: nothing remembered.
