@@ -29,6 +29,69 @@ type model struct {
 	end          int64
 	segs         []mseg // ordered by (start, length)
 	b            [modelSize]byte
+
+	// Data regions (Suricata's streaming buffer regions): regs[0] is the main region, at the
+	// base; bytes within gap of a region join it; at most maxRegions.
+	regs       []mseg
+	gap        int64
+	maxRegions int
+	maxSegs    int // segments held at most; an exact duplicate needs none
+}
+
+// regionInsert finds the regions that stored bytes [lo, hi) reach within the gap and merges
+// them with it, or adds a region when none does and the limit allows; false: refused.
+func (m *model) regionInsert(lo, hi int64) bool {
+	if len(m.regs) == 0 {
+		m.regs = []mseg{{m.base, m.base}}
+	}
+	var hit []int
+	for i, g := range m.regs {
+		if hi >= g.start-m.gap && g.end+m.gap >= lo {
+			hit = append(hit, i)
+		}
+	}
+	if len(hit) == 0 {
+		if len(m.regs) >= m.maxRegions {
+			return false
+		}
+		m.regs = append(m.regs, mseg{lo, hi})
+		sort.Slice(m.regs, func(a, b int) bool { return m.regs[a].start < m.regs[b].start })
+		return true
+	}
+	u := mseg{lo, hi}
+	for _, i := range hit {
+		u.start, u.end = min(u.start, m.regs[i].start), max(u.end, m.regs[i].end)
+	}
+	var out []mseg
+	for i, g := range m.regs {
+		switch {
+		case i == hit[0]:
+			out = append(out, u)
+		case i > hit[0] && i <= hit[len(hit)-1]:
+		default:
+			out = append(out, g)
+		}
+	}
+	m.regs = out
+	return true
+}
+
+// regionRelease: the regions that start at or before the new base become the main region
+// there, reaching as far as the farthest of them.
+func (m *model) regionRelease(upTo int64) {
+	if len(m.regs) == 0 {
+		return
+	}
+	main := mseg{upTo, upTo}
+	var rest []mseg
+	for _, g := range m.regs {
+		if g.start <= upTo {
+			main.end = max(main.end, g.end)
+		} else {
+			rest = append(rest, g)
+		}
+	}
+	m.regs = append([]mseg{main}, rest...)
 }
 
 // modelNewWins: the rules of suricata-stream-http.md §1.10, as written there.
@@ -93,6 +156,9 @@ func (m *model) insert(start int64, data []byte) InsertResult {
 		i++
 	}
 	var consult []mseg
+	if !(i > 0 && m.segs[i-1] == s) && len(m.segs) >= m.maxSegs {
+		return InsertResult{NoSegment: true}
+	}
 	if i > 0 && m.segs[i-1] == s { // duplicate: handled at the stored record
 		res.Overlap = true
 		i--
@@ -107,6 +173,12 @@ func (m *model) insert(start int64, data []byte) InsertResult {
 		if i > 0 && (m.segs[i-1].start == start || m.segs[i-1].end > start) {
 			res.Overlap = true
 		}
+	}
+	if !m.regionInsert(lo, end) {
+		if len(consult) == 0 { // not a duplicate: take the segment out again
+			m.segs = append(m.segs[:i], m.segs[i+1:]...)
+		}
+		return InsertResult{Overlap: res.Overlap, InsertLimit: true}
 	}
 	if res.Overlap {
 		for j := i - 1; j >= 0; j-- {
@@ -152,6 +224,7 @@ func (m *model) release(upTo int64) {
 		return
 	}
 	m.base = upTo
+	m.regionRelease(upTo)
 	kept := m.segs[:0]
 	for _, s := range m.segs {
 		if s.end > upTo {
@@ -159,6 +232,28 @@ func (m *model) release(upTo int64) {
 		}
 	}
 	m.segs = kept
+}
+
+// nextBlock is NextBlock over the model's coverage.
+func (m *model) nextBlock(from int64) (s, e int64, ok bool) {
+	hi := int64(modelLo + modelSize)
+	from = max(from, m.base, 0)
+	if from >= hi {
+		return 0, 0, false
+	}
+	cov := m.covered(from, hi)
+	i := 0
+	for i < len(cov) && !cov[i] {
+		i++
+	}
+	if i == len(cov) {
+		return 0, 0, false
+	}
+	j := i
+	for j < len(cov) && cov[j] {
+		j++
+	}
+	return from + int64(i), from + int64(j), true
 }
 
 // check compares r with the model over every offset the fuzzer can reach.
@@ -169,6 +264,22 @@ func (m *model) check(t *testing.T, r *Reassembly) {
 	}
 	if int64(r.End()) != max(m.end, 0) {
 		t.Fatalf("End %d, model %d", r.End(), m.end)
+	}
+	// the main region may be made present before anything is stored
+	rregs, mregs := r.regs, m.regs
+	if len(rregs) == 0 {
+		rregs = []region{{r.baseOff, r.baseOff}}
+	}
+	if len(mregs) == 0 {
+		mregs = []mseg{{m.base, m.base}}
+	}
+	if len(rregs) != len(mregs) {
+		t.Fatalf("regions %v, model %v", rregs, mregs)
+	}
+	for i, g := range mregs {
+		if rregs[i].lo != g.start || rregs[i].hi != g.end {
+			t.Fatalf("regions %v, model %v", rregs, mregs)
+		}
 	}
 	hi := int64(modelLo + modelSize)
 	cov := m.covered(0, hi)
@@ -212,7 +323,8 @@ func (m *model) check(t *testing.T, r *Reassembly) {
 
 // FuzzReassembly drives a Reassembly with segments and releases decoded from the input and
 // compares it with the model after every step. Input: a header (policy, options, memcap,
-// depth, base sequence number), then 5-byte operations.
+// depth, base sequence number, and with option bit 32 a small region gap, a limit of 1 to 4
+// regions and of 3 to 18 segments), then 5-byte operations.
 func FuzzReassembly(f *testing.F) {
 	for _, s := range fuzzSeeds() {
 		f.Add(s)
@@ -241,7 +353,14 @@ func fuzzReassembly(t *testing.T, in []byte) {
 	pool := NewPool(memcap, int(in[3]%8))
 	var r Reassembly
 	r.Init(base, depth)
-	m := &model{policy: policy, opt: opt, depth: depth}
+	m := &model{policy: policy, opt: opt, depth: depth, gap: RegionGap, maxRegions: DefaultMaxRegions,
+		maxSegs: DefaultMaxSegments}
+	if in[1]&32 != 0 {
+		m.gap, m.maxRegions, m.maxSegs = 200, 1+int(in[1]>>6), 3+int(in[3]>>4)
+		r.regionGap = m.gap
+		r.SetMaxRegions(m.maxRegions)
+		r.SetMaxSegments(m.maxSegs)
+	}
 	for ops := in[8:]; len(ops) >= 5; ops = ops[5:] {
 		off := int64(binary.LittleEndian.Uint16(ops[0:2]))%(modelSize-2*PageSize) + modelLo
 		n := int(ops[2]&63) + 1
@@ -265,23 +384,34 @@ func fuzzReassembly(t *testing.T, in []byte) {
 		}
 		mdata := bytes.Clone(data)
 		before := pool.InUse()
+		// A consumer's query before and after the insert, so that the block NextBlock
+		// remembers is carried across it.
+		qf := r.Base()
+		if ops[4]&1 != 0 {
+			qf = uint64(max(off-int64(ops[4]&63), 0))
+		}
+		r.NextBlock(qf)
 		res := r.Insert(pool, base+Seq(uint32(off)), data, opt)
 		if memcap != 0 && pool.InUse() > memcap {
 			t.Fatalf("InUse %d over memcap %d", pool.InUse(), memcap)
 		}
-		if res.NoSegment || res.Memcap {
+		if res.NoSegment || res.Memcap || res.InsertLimit {
 			if pool.InUse() != before || !bytes.Equal(data, mdata) || res.Stored {
-				t.Fatalf("memcap failure changed state: %+v", res)
+				t.Fatalf("failure changed state: %+v", res)
 			}
-			if memcap == 0 {
-				t.Fatalf("memcap failure without a memcap: %+v", res)
-			}
+		}
+		if (res.NoSegment || res.Memcap) && memcap != 0 {
+			// the pool's memcap is not modelled (a NoSegment may also be MaxSegments')
 			m.check(t, &r)
 			continue
 		}
 		want := m.insert(off, mdata)
 		if res != want {
 			t.Fatalf("insert [%d, %d): got %+v, model %+v", off, off+int64(n), res, want)
+		}
+		gs, ge, gok := r.NextBlock(qf)
+		if ws, we, wok := m.nextBlock(int64(qf)); gok != wok || (wok && (int64(gs) != ws || int64(ge) != we)) {
+			t.Fatalf("after insert [%d, %d), NextBlock(%d) = %d %d %v, model %d %d %v", off, off+int64(n), qf, gs, ge, gok, ws, we, wok)
 		}
 		if !bytes.Equal(data, mdata) {
 			t.Fatalf("caller's data %x, model %x", data, mdata)
@@ -324,6 +454,16 @@ func fuzzSeeds() map[string][]byte {
 	seeds["memcap"] = scenario([]byte{0, 4, 80, 2, 1, 0, 0, 0})
 	seeds["depth"] = scenario([]byte{5, 8, 20, 0, 1, 0, 0, 0})
 	seeds["wrap-solaris"] = scenario([]byte{5, 16 | 1, 0, 0, 10, 0, 0, 0})
+	seeds["max-segments"] = scenario([]byte{3, 32, 0, 0x10, 1, 0, 0, 0}) // 4 segments, 1 region
+	regions := scenario([]byte{2, 32 | 128, 0, 0xf0, 1, 0, 0, 0})        // gap 200, 3 regions, 18 segments
+	for _, o := range []int{1000, 3000, 5000, 7000, 2000, 3100, 5000, 9000, 8800} {
+		regions = append(regions, op(o, 9, 0x08, 'r')...)
+	}
+	regions = append(regions, op(3050, 0, 0xf0, 0)...) // release into a region
+	for _, o := range []int{7000, 9000, 12000, 15000} {
+		regions = append(regions, op(o, 9, 0x08, 's')...)
+	}
+	seeds["regions"] = regions
 	return seeds
 }
 

@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 )
@@ -750,4 +751,282 @@ func BenchmarkInsertInOrder(b *testing.B) {
 		}
 	}
 	r.Free(pool)
+}
+
+// TestMaxRegions: with Suricata's default of 8 regions (the main one at the base included),
+// a ninth region more than RegionGap from every other is refused with InsertLimit and stores
+// nothing; once a segment within the gap of two regions joins them, it is accepted.
+func TestMaxRegions(t *testing.T) {
+	const far = RegionGap + 40000 // regions k*far apart never join
+	seg := []byte("0123456789")
+	steps := []struct {
+		name  string
+		off   int64
+		limit bool
+		segs  int
+	}{
+		{"main region", 0, false, 1},
+		{"region 2", 1 * far, false, 2},
+		{"region 3", 2 * far, false, 3},
+		{"region 4", 3 * far, false, 4},
+		{"region 5", 4 * far, false, 5},
+		{"region 6", 5 * far, false, 6},
+		{"region 7", 6 * far, false, 7},
+		{"region 8", 7 * far, false, 8},
+		{"region 9 refused", 8 * far, true, 8},
+		{"within the gap of region 8 joins it", 7*far + 100, false, 9},
+		{"still refused", 9 * far, true, 9},
+		{"hole between regions 1 and 2 joins them", far / 2, false, 10},
+		{"region 9 now fits", 8 * far, false, 11},
+		{"a tenth does not", 10 * far, true, 11},
+	}
+	pool := NewPool(0, 0)
+	var r Reassembly
+	r.Init(1000, 0)
+	for _, st := range steps {
+		res := r.Insert(pool, r.SeqAt(uint64(st.off)), bytes.Clone(seg), InsertOptions{})
+		if res.InsertLimit != st.limit || res.Stored == st.limit || r.Segments() != st.segs {
+			t.Fatalf("%s: %+v, %d segments, want limit %v and %d segments", st.name, res, r.Segments(), st.limit, st.segs)
+		}
+		if s, e, ok := r.NextBlock(uint64(st.off)); st.limit == (ok && s == uint64(st.off) && e == uint64(st.off)+10) {
+			t.Fatalf("%s: NextBlock %d %d %v", st.name, s, e, ok)
+		}
+	}
+	if len(r.regs) != 8 {
+		t.Fatalf("%d regions: %v", len(r.regs), r.regs)
+	}
+	// Releasing past the first two regions leaves room for one more: the main region stays,
+	// empty, at the new base.
+	r.Release(pool, uint64(2*far+10))
+	if res := r.Insert(pool, r.SeqAt(uint64(10*far)), bytes.Clone(seg), InsertOptions{}); !res.Stored {
+		t.Fatalf("after release: %+v (%v)", res, r.regs)
+	}
+	if res := r.Insert(pool, r.SeqAt(uint64(12*far)), bytes.Clone(seg), InsertOptions{}); !res.InsertLimit {
+		t.Fatalf("after release, the limit again: %+v (%v)", res, r.regs)
+	}
+	// No limit, and a limit of one (everything within the gap of the base).
+	r.Free(pool)
+	r.Init(0, 0)
+	r.SetMaxRegions(-1)
+	for k := int64(0); k < 20; k++ {
+		if res := r.Insert(pool, r.SeqAt(uint64(k*far)), bytes.Clone(seg), InsertOptions{}); !res.Stored {
+			t.Fatalf("no limit, region %d: %+v", k, res)
+		}
+	}
+	r.Free(pool)
+	r.Init(0, 0)
+	r.SetMaxRegions(1)
+	if res := r.Insert(pool, r.SeqAt(RegionGap), bytes.Clone(seg), InsertOptions{}); !res.Stored {
+		t.Fatalf("limit 1, within the gap of the base: %+v", res)
+	}
+	if res := r.Insert(pool, r.SeqAt(3*RegionGap), bytes.Clone(seg), InsertOptions{}); !res.InsertLimit {
+		t.Fatalf("limit 1, far: %+v", res)
+	}
+	r.Free(pool)
+	if pool.InUse() != 0 {
+		t.Fatalf("InUse %d after Free", pool.InUse())
+	}
+}
+
+// TestMaxSegments: the records a direction holds stay within SetMaxSegments (default
+// DefaultMaxSegments); past it a segment that needs a record is NoSegment and stores
+// nothing, an exact retransmission is still handled, and a release makes room again.
+func TestMaxSegments(t *testing.T) {
+	pool := NewPool(0, 0)
+	var r Reassembly
+	r.Init(0, 0)
+	r.SetMaxSegments(100)
+	for i := 0; i < 150; i++ {
+		res := r.Insert(pool, Seq(2*i), []byte{byte(i)}, InsertOptions{})
+		if (i >= 100) != res.NoSegment || (i < 100) != res.Stored {
+			t.Fatalf("segment %d: %+v", i, res)
+		}
+	}
+	if r.Segments() != 100 {
+		t.Fatalf("%d segments", r.Segments())
+	}
+	if res := r.Insert(pool, 10, []byte{5}, InsertOptions{CheckOverlapDiff: true}); res.NoSegment || !res.Overlap || res.Stored {
+		t.Fatalf("retransmission at the cap: %+v", res)
+	}
+	if res := r.Insert(pool, 10, []byte{5, 0}, InsertOptions{}); !res.NoSegment {
+		t.Fatalf("a longer one needs a record: %+v", res)
+	}
+	r.Release(pool, 20) // frees 10 records
+	for i := 0; i < 12; i++ {
+		res := r.Insert(pool, Seq(1000+2*i), []byte{1}, InsertOptions{})
+		if (i >= 10) != res.NoSegment {
+			t.Fatalf("after release, %d: %+v", i, res)
+		}
+	}
+	r.Free(pool)
+
+	r.Init(0, 0)
+	r.SetMaxSegments(0)
+	for i := 0; i < DefaultMaxSegments+100; i++ {
+		r.Insert(pool, Seq(2*i), []byte{1}, InsertOptions{})
+	}
+	if r.Segments() != DefaultMaxSegments {
+		t.Fatalf("%d segments, default cap %d", r.Segments(), DefaultMaxSegments)
+	}
+	r.Free(pool)
+	if pool.InUse() != 0 {
+		t.Fatalf("InUse %d after Free", pool.InUse())
+	}
+}
+
+// BenchmarkInsertAdversarial: a peer that never lets the store drain. The store is full
+// (n one-byte segments with one-byte holes between them, MaxSegments n), and each operation
+// is one insert and the consumer's Contiguous from the base: in turn a one-byte segment into
+// the holes in descending order (refused at the cap), and a retransmission of the oldest
+// byte. The time per operation should not grow with n. In the "under-long" case the
+// one-byte segments lie under one long segment at the base.
+func BenchmarkInsertAdversarial(b *testing.B) {
+	b.Run("holes", func(b *testing.B) { benchAdversarial(b, false) })
+	b.Run("under-long", func(b *testing.B) { benchAdversarial(b, true) })
+}
+
+func benchAdversarial(b *testing.B, underLong bool) {
+	for _, n := range []int{256, 1024, 4096, 16384} {
+		b.Run(fmt.Sprintf("segs=%d", n), func(b *testing.B) {
+			pool := NewPool(0, n+1)
+			var r Reassembly
+			r.Init(0, 0)
+			r.SetMaxSegments(n)
+			one := []byte{'x'}
+			if underLong {
+				r.Insert(pool, 0, make([]byte, 2*n+1), InsertOptions{})
+			}
+			for i := r.Segments(); i < n; i++ { // descending, at the odd offsets
+				r.Insert(pool, Seq(2*(n-i)-1), one, InsertOptions{})
+			}
+			if r.Segments() != n {
+				b.Fatalf("%d segments", r.Segments())
+			}
+			hole := 2*n - 2
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i&1 == 0 {
+					r.Insert(pool, Seq(hole), one, InsertOptions{})
+					if hole -= 2; hole < 0 {
+						hole = 2*n - 2
+					}
+				} else {
+					r.Insert(pool, 1, one, InsertOptions{CheckOverlapDiff: true})
+				}
+				_ = r.Contiguous(r.Base())
+			}
+			b.StopTimer()
+			r.Free(pool)
+		})
+	}
+}
+
+// BenchmarkInsertFarJumps: the case the remembered places do not cover, segments alternating
+// between the quarter and three quarters of a full store, half the records apart: placed from
+// the checkpoints, the time per insert should not grow with the records held.
+func BenchmarkInsertFarJumps(b *testing.B) {
+	for _, n := range []int{256, 1024, 4096, 16384} {
+		b.Run(fmt.Sprintf("segs=%d", n), func(b *testing.B) {
+			pool := NewPool(0, n+1)
+			var r Reassembly
+			r.Init(0, 0)
+			r.SetMaxSegments(n)
+			one := []byte{'x'}
+			for i := 0; i < n; i++ {
+				r.Insert(pool, Seq(2*i), one, InsertOptions{})
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				at := n / 2 // a retransmission at a quarter, then at three quarters
+				if i&1 != 0 {
+					at = 3 * n / 2
+				}
+				r.Insert(pool, Seq(at), one, InsertOptions{})
+			}
+			b.StopTimer()
+			r.Free(pool)
+		})
+	}
+}
+
+// checkList checks r's list against its checkpoints: ordered by (start, n), the checkpoints
+// in list order and flagged, findPrev agreeing with a walk from the tail.
+func checkList(t *testing.T, r *Reassembly, pool *Pool, rng *rand.Rand) {
+	t.Helper()
+	n, k := 0, 0
+	var prev int32
+	for i := r.head; i != 0; i = pool.recs[i].next {
+		s := &pool.recs[i]
+		if s.prev != prev {
+			t.Fatalf("record %d: prev %d, want %d", i, s.prev, prev)
+		}
+		if prev != 0 && !(pool.recs[prev].start < s.start || (pool.recs[prev].start == s.start && pool.recs[prev].n < s.n)) {
+			t.Fatalf("records %d, %d out of order", prev, i)
+		}
+		if s.ck {
+			if k >= len(r.ck) || r.ck[k] != i {
+				t.Fatalf("checkpoint %d: record %d, list has %d", k, r.ck[min(k, len(r.ck)-1)], i)
+			}
+			k++
+		}
+		prev = i
+		n++
+	}
+	if prev != r.tail || n != r.Segments() || k != len(r.ck) {
+		t.Fatalf("tail %d/%d, %d/%d records, %d/%d checkpoints", prev, r.tail, n, r.Segments(), k, len(r.ck))
+	}
+	for j := 0; j < 8; j++ {
+		start, ln := int64(rng.Intn(70000)), uint32(1+rng.Intn(4))
+		want := r.tail
+		for want != 0 && !pool.atOrBefore(want, start, ln) {
+			want = pool.recs[want].prev
+		}
+		if got := r.findPrev(pool, start, ln); got != want {
+			t.Fatalf("findPrev(%d, %d) = %d, want %d", start, ln, got, want)
+		}
+	}
+}
+
+// TestCheckpoints: random inserts (far jumps, descending runs, retransmissions) and releases
+// over a store of thousands of records keep the list, its checkpoints and findPrev right.
+func TestCheckpoints(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	pool := NewPool(0, 0)
+	var r Reassembly
+	r.Init(0, 0)
+	r.SetMaxSegments(4000)
+	data := bytes.Repeat([]byte("x"), 8)
+	base := 0
+	for op := 0; op < 30000; op++ {
+		switch x := rng.Intn(100); {
+		case x < 2:
+			base += rng.Intn(2000)
+			r.Release(pool, uint64(base))
+		case x < 40: // far jump
+			r.Insert(pool, Seq(base+rng.Intn(60000)), data[:1+rng.Intn(4)], InsertOptions{})
+		case x < 70: // descending run
+			at := base + rng.Intn(60000)
+			for i := 0; i < 20; i++ {
+				r.Insert(pool, Seq(at-3*i), data[:1], InsertOptions{})
+			}
+		default: // retransmission of something near the last insert
+			if f := r.finger; f != 0 {
+				s := pool.recs[f]
+				r.Insert(pool, r.SeqAt(uint64(max(s.start, 0))), data[:s.n], InsertOptions{})
+			}
+		}
+		if op%97 == 0 {
+			checkList(t, &r, pool, rng)
+		}
+	}
+	checkList(t, &r, pool, rng)
+	if len(r.ck) == 0 {
+		t.Fatal("no checkpoints were made")
+	}
+	r.Free(pool)
+	if pool.InUse() != 0 || len(r.ck) != 0 {
+		t.Fatalf("InUse %d, %d checkpoints after Free", pool.InUse(), len(r.ck))
+	}
 }
