@@ -45,6 +45,9 @@ func (w *worker) track(pc *packetCtx) {
 		return
 	}
 	res := st.t.Packet(f, p, pc.dir)
+	// No app layer reads the byte stream yet: storage is kept for raw inspection only
+	// (StreamTcpDisableAppLayer), or it would be held until the flow ends.
+	st.t.DisableApp(f)
 	pc.dir = res.Dir
 	w.flows.Refresh(f)
 	p.StreamAdded = res.Added

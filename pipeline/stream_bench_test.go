@@ -41,6 +41,7 @@ func benchStreamConfig() *stream.Config {
 //	MEERKAT_BENCH_CAPTURE  a capture file or a directory of captures (required)
 //	MEERKAT_BENCH_RULES    rule files for the detect mode, a glob (optional)
 //	MEERKAT_BENCH_EVE=1    EVE alert and flow records to /dev/null
+//	MEERKAT_BENCH_MODES    only these modes, comma separated (for profiles)
 //
 // Example: MEERKAT_BENCH_CAPTURE=../shared/corpus/pcaps go test ./pipeline -run '^$' -bench StreamCost -benchtime 5x
 func BenchmarkStreamCost(b *testing.B) {
@@ -66,6 +67,15 @@ func BenchmarkStreamCost(b *testing.B) {
 		engine = e
 		modes = append(modes, "detect")
 	}
+	if only := os.Getenv("MEERKAT_BENCH_MODES"); only != "" { // for profiles
+		kept := modes[:0]
+		for _, m := range modes {
+			if strings.Contains(","+only+",", ","+m+",") {
+				kept = append(kept, m)
+			}
+		}
+		modes = kept
+	}
 	eve := os.Getenv("MEERKAT_BENCH_EVE") == "1"
 	cfgs := make([]Config, len(modes))
 	for i, m := range modes {
@@ -81,7 +91,9 @@ func BenchmarkStreamCost(b *testing.B) {
 		cfg.Flow.MaxFlows = 1 << 20
 		cfg.FlowHashSize, cfg.FlowPrealloc = 1<<16, 1<<14
 		if m != "nostream" {
+			// As meerkat runs it: raw stream data is kept only when rules inspect it.
 			cfg.Stream = benchStreamConfig()
+			cfg.Stream.Raw = m == "detect" && engine.HasStreamRules()
 		}
 		if m == "detect" {
 			cfg.Engine = engine

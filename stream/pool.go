@@ -44,6 +44,7 @@ type Pool struct {
 	freeRecs []int32
 	pages    []*page // pages[0] unused
 	freePgs  []int32
+	slab     []page // pages made but never taken yet
 
 	scratch []byte // overlap resolution buffer (Suricata's DoHandleData buf)
 }
@@ -65,7 +66,7 @@ func NewPool(memcap uint64, prealloc int) *Pool {
 		p.recs = append(p.recs, segRec{})
 		p.freeRecs = append(p.freeRecs, int32(prealloc-i))
 	}
-	p.pages = make([]*page, 1, 16)
+	p.pages = make([]*page, 1, 64)
 	return p
 }
 
@@ -114,9 +115,18 @@ func (p *Pool) getPage() int32 {
 		p.freePgs = p.freePgs[:n-1]
 		return i
 	}
-	p.pages = append(p.pages, new(page))
+	if len(p.slab) == 0 {
+		// Pages are made pageSlab at a time: one allocation per slab, not per page, while
+		// the pool grows to what the traffic holds at once. Each is charged when taken.
+		p.slab = make([]page, pageSlab)
+	}
+	p.pages = append(p.pages, &p.slab[0])
+	p.slab = p.slab[1:]
 	return int32(len(p.pages) - 1)
 }
+
+// pageSlab is how many pages the pool makes at once when it has none free.
+const pageSlab = 16
 
 func (p *Pool) putPage(i int32) {
 	p.inUse -= pageCost

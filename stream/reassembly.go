@@ -102,6 +102,9 @@ type Reassembly struct {
 	pool *Pool // the pool of the last Insert, for the readers
 
 	regs       []region // sorted, disjoint; regs[0] is the main region (at the base)
+	// regsBuf holds regs up to Suricata's default limit, so a session's regions need no
+	// allocation (a Reassembly lives in its session's slot and never moves).
+	regsBuf [DefaultMaxRegions + 1]region
 	maxRegions int      // 0: DefaultMaxRegions; < 0: no limit
 	regionGap  int64    // 0: RegionGap (tests set a small one)
 	maxSegs    int      // 0: DefaultMaxSegments; < 0: no limit
@@ -284,6 +287,9 @@ func (r *Reassembly) gap() int64 {
 // region present.
 func (r *Reassembly) regionPlan(lo, hi int64) (i, j int, ok bool) {
 	if len(r.regs) == 0 {
+		if cap(r.regs) == 0 {
+			r.regs = r.regsBuf[:0]
+		}
 		r.regs = append(r.regs, region{r.baseOff, r.baseOff})
 	}
 	g := r.gap()
