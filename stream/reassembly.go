@@ -101,13 +101,13 @@ type Reassembly struct {
 
 	pool *Pool // the pool of the last Insert, for the readers
 
-	regs       []region // sorted, disjoint; regs[0] is the main region (at the base)
+	regs []region // sorted, disjoint; regs[0] is the main region (at the base)
 	// regsBuf holds regs up to Suricata's default limit, so a session's regions need no
 	// allocation (a Reassembly lives in its session's slot and never moves).
-	regsBuf [DefaultMaxRegions + 1]region
-	maxRegions int      // 0: DefaultMaxRegions; < 0: no limit
-	regionGap  int64    // 0: RegionGap (tests set a small one)
-	maxSegs    int      // 0: DefaultMaxSegments; < 0: no limit
+	regsBuf    [DefaultMaxRegions + 1]region
+	maxRegions int   // 0: DefaultMaxRegions; < 0: no limit
+	regionGap  int64 // 0: RegionGap (tests set a small one)
+	maxSegs    int   // 0: DefaultMaxSegments; < 0: no limit
 
 	// Remembered positions, so that the common cases do not walk the records: finger is the
 	// record of the last insert or of the last place findPrev walked to; maxLen the longest
