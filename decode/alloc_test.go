@@ -103,3 +103,27 @@ func BenchmarkDecodeICMPv6(b *testing.B) {
 func BenchmarkDecodeMalformed(b *testing.B) {
 	benchDecode(b, LinkTypeEthernet, eth(0x0800, ip4(ip4Opts{proto: ProtoTCP, options: []byte{7, 9, 0, 0}}, make([]byte, 20))))
 }
+
+// TestFixTCPChecksum rewrites a payload byte and checks the recomputed checksum validates.
+func TestFixTCPChecksum(t *testing.T) {
+	for _, v6 := range []bool{false, true} {
+		var p Packet
+		var d Decoder
+		frame := eth(0x0800, ip4(ip4Opts{proto: ProtoTCP}, tcp(v4a, v4b, 1, 2, TCPFlagACK, nil, []byte("EVIL"))))
+		if v6 {
+			frame = eth(0x86dd, ip6([]uint8{ProtoTCP}, nil, tcp(v6a, v6b, 1, 2, TCPFlagACK, nil, []byte("EVIL"))))
+		}
+		d.Decode(&p, LinkTypeEthernet, frame)
+		if !p.L4ChecksumOK() {
+			t.Fatalf("v6=%v: built frame's checksum is bad", v6)
+		}
+		copy(p.Payload, "GOOD")
+		if p.L4ChecksumOK() {
+			t.Fatalf("v6=%v: checksum still valid after the rewrite", v6)
+		}
+		p.FixTCPChecksum()
+		if !p.L4ChecksumOK() {
+			t.Errorf("v6=%v: FixTCPChecksum left a bad checksum", v6)
+		}
+	}
+}

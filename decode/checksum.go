@@ -133,3 +133,16 @@ func (p *Packet) L4ChecksumOK() bool {
 	seg := h[:len(h)+len(p.Payload)] // the payload follows the header in the same frame
 	return l4ChecksumOK(p, p.IPProto, seg)
 }
+
+// FixTCPChecksum recomputes the TCP checksum of a packet whose payload was rewritten in
+// place (the inline stream engine's overlap rewrite, StreamTcpInlineSegmentReplacePacket).
+func (p *Packet) FixTCPChecksum() {
+	if !p.IsTCP() || len(p.L4Header) < 18 || p.IPVersion == 0 {
+		return
+	}
+	h := p.L4Header
+	seg := h[:len(h)+len(p.Payload)]
+	h[16], h[17] = 0, 0
+	c := ^fold(onesSum(seg, pseudoSum(p, ProtoTCP, len(seg))))
+	h[16], h[17] = byte(c>>8), byte(c)
+}
