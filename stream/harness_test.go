@@ -97,7 +97,7 @@ func (c *conv) send(k pkt) PacketResult {
 		p.HasWScale, p.TCPWScale = true, uint8(k.wscale)
 	}
 	hl := 20 + len(k.opts)
-	for len(k.opts)%4 != 0 {
+	for hl%4 != 0 {
 		hl++
 	}
 	h := c.hdr[:hl]

@@ -379,3 +379,34 @@ func (t *Tracker) State(f *flow.Flow) flow.TCPSessionState {
 	}
 	return flow.TCPNone
 }
+
+// SessionReuse reports whether packet p of flow f (dir: its direction as the flow table
+// found it) starts a new session on the tuple, so that the flow table ends f (reason
+// tcp_reuse) and makes a new flow for p (TcpSessionPacketSsnReuse): a SYN, or with
+// midstream or async-oneside a SYN/ACK, on a flow whose session is at LAST_ACK or later,
+// NONE, or missing, or a SYN after TFO data was ignored; never a SYN repeating the ISN.
+func (t *Tracker) SessionReuse(f *flow.Flow, p *decode.Packet, dir flow.Direction) bool {
+	fl := p.TCPFlags
+	if fl&(thRST|thFIN) != 0 {
+		return false
+	}
+	syn := fl&(thSYN|thACK) == thSYN
+	synack := fl&(thSYN|thACK) == thSYN|thACK && (t.cfg.Midstream || t.cfg.AsyncOneside)
+	if !syn && !synack {
+		return false
+	}
+	s := t.session(f)
+	seq := Seq(p.TCPSeq)
+	switch {
+	case s == nil:
+		// a SYN/ACK from the server on a flow without a session is no reuse
+		return !(synack && dir == flow.ToClient)
+	case syn && dir == flow.ToServer && s.flags&ssnTFODataIgnored != 0:
+		return true
+	case syn && dir == flow.ToServer && s.client.isn == seq:
+		return false
+	case synack && dir == flow.ToClient && s.server.isn == seq:
+		return false
+	}
+	return s.state >= flow.TCPLastAck || s.state == flow.TCPNone
+}
