@@ -293,3 +293,33 @@ func TestSteadyStateAllocs(t *testing.T) {
 		t.Errorf("in use %d: storage not released", c.tr.Pool().InUse())
 	}
 }
+
+// Urgent data: oob takes the last payload byte out and shifts later data, gap leaves a
+// one-byte hole, inline keeps it (SV tcp-urgp-01-oob).
+func TestUrgent(t *testing.T) {
+	for _, tc := range []struct {
+		pol  UrgentPolicy
+		want []string
+	}{
+		{UrgentInline, []string{"abcXdef"}},
+		{UrgentOOB, []string{"abcdef"}},
+		{UrgentGap, []string{"abc", "def"}},
+	} {
+		cfg := defaultConfig()
+		cfg.Urgent = tc.pol
+		c := established(t, cfg)
+		c.p.Reset()
+		k := pkt{flags: fPA | decode.TCPFlagURG, seq: cISN + 1, ack: sISN + 1, data: "abcX"}
+		c.sendURG(k, 4)
+		c.send(pkt{flags: fPA, seq: cISN + 5, ack: sISN + 1, data: "def"})
+		if got := c.raw(flow.ToServer, true); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("policy %d: raw %q, want %q", tc.pol, got, tc.want)
+		}
+	}
+	cfg := defaultConfig()
+	cfg.Urgent, cfg.Inline = UrgentDrop, true
+	c := established(t, cfg)
+	if r := c.sendURG(pkt{flags: fPA | decode.TCPFlagURG, seq: cISN + 1, ack: sISN + 1, data: "x"}, 1); !r.Drop || r.Added {
+		t.Errorf("urgent drop: %+v", r)
+	}
+}

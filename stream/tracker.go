@@ -35,6 +35,36 @@ type Config struct {
 	PolicyFor func(dst netip.Addr) Policy
 	// MaxSynQueued and MaxSynAckQueued are max-syn-queued and max-synack-queued.
 	MaxSynQueued, MaxSynAckQueued int
+	// Urgent is stream.reassembly.urgent.policy (zero value: inline, Suricata's built-in
+	// default; the shipped suricata.yaml says oob) and UrgentOOBLimit its oob-limit-policy
+	// (zero value: inline; shipped: drop).
+	Urgent, UrgentOOBLimit UrgentPolicy
+}
+
+// UrgentPolicy is how URG data is handled (stream.reassembly.urgent).
+type UrgentPolicy uint8
+
+// Urgent policies.
+const (
+	UrgentInline UrgentPolicy = iota // the urgent byte stays in the stream
+	UrgentOOB                        // the byte is out of band: removed, later bytes shifted
+	UrgentGap                        // the byte is removed, leaving a one-byte hole
+	UrgentDrop                       // inline mode: packets with URG are dropped
+)
+
+// ParseUrgentPolicy reads a policy name (inline, oob, gap, drop).
+func ParseUrgentPolicy(name string) (UrgentPolicy, bool) {
+	switch name {
+	case "inline":
+		return UrgentInline, true
+	case "oob":
+		return UrgentOOB, true
+	case "gap":
+		return UrgentGap, true
+	case "drop":
+		return UrgentDrop, true
+	}
+	return UrgentInline, false
 }
 
 // Counters are the stream engine's stats counters, named as Suricata names them.
@@ -57,6 +87,8 @@ type Counters struct {
 	// InsertDataNormalFail and InsertDataOverlapFail are tcp.insert_data_normal_fail and
 	// tcp.insert_data_overlap_fail: inserts that failed for memory.
 	InsertDataNormalFail, InsertDataOverlapFail uint64
+	// UrgentOOB is tcp.urgent_oob_data: urgent bytes taken out of band.
+	UrgentOOB uint64
 	// Events counts each stream event (decode.EventStream3WHSAckInWrongDir onward), the
 	// stream.<event> counters Suricata keeps when stats.stream-events is on (EachEvent).
 	Events [numStreamEvents]uint64
@@ -81,6 +113,7 @@ func (c *Counters) Add(o *Counters) {
 	c.AckUnseenData += o.AckUnseenData
 	c.InsertDataNormalFail += o.InsertDataNormalFail
 	c.InsertDataOverlapFail += o.InsertDataOverlapFail
+	c.UrgentOOB += o.UrgentOOB
 	for i := range c.Events {
 		c.Events[i] += o.Events[i]
 	}
@@ -103,6 +136,7 @@ func (c *Counters) Each(fn func(name string, v uint64)) {
 	fn("tcp.overlap_diff_data", c.OverlapDiffData)
 	fn("tcp.insert_data_normal_fail", c.InsertDataNormalFail)
 	fn("tcp.insert_data_overlap_fail", c.InsertDataOverlapFail)
+	fn("tcp.urgent_oob_data", c.UrgentOOB)
 	fn("tcp.syn", c.Syn)
 	fn("tcp.synack", c.SynAck)
 	fn("tcp.rst", c.Rst)
@@ -167,6 +201,9 @@ type PacketResult struct {
 	// Invalid says the stream engine rejected the packet as a stream error (inline with
 	// drop-invalid drops it).
 	Invalid bool
+	// Drop says the stream engine drops the packet whatever drop-invalid says: URG with the
+	// drop policy (inline), or past the OOB limit with its drop policy.
+	Drop bool
 	// Offset is the stream offset of the packet's first payload byte in its direction's
 	// stream (valid when Added): the packet's bytes are [Offset, Offset+len(payload)).
 	Offset uint64
