@@ -131,3 +131,49 @@ func TestSessionReuse(t *testing.T) {
 		t.Error("SYN/ACK without midstream is no reuse")
 	}
 }
+
+// Resent SYNs are queued: a SYN/ACK may answer an earlier one; past max-syn-queued the
+// oldest is evicted with 3whs_syn_flood. SYN/ACKs with other ISNs are queued in SYN_RECV
+// and the final ACK picks the one it answers; past max-synack-queued, 3whs_synack_flood.
+func TestSynQueues(t *testing.T) {
+	c := newConv(t, defaultConfig())
+	c.send(pkt{flags: fSYN, seq: cISN})
+	c.send(pkt{flags: fSYN, seq: cISN + 5000})
+	c.send(pkt{fromServer: true, flags: fSA, seq: sISN, ack: cISN + 1})
+	if c.state() != flow.TCPSynRecv || len(c.events()) != 0 {
+		t.Fatalf("SYN/ACK for the first SYN: state %v events %v", c.state(), c.events())
+	}
+	if n, _ := c.tr.StreamSize(c.f, Client); n != 1 {
+		t.Errorf("client ISN not the answered one: size %d", n)
+	}
+
+	c = newConv(t, defaultConfig())
+	for i := 0; i < 11; i++ {
+		c.send(pkt{flags: fSYN, seq: cISN})
+		if got := c.hasEvent(decode.EventStream3WHSSynFlood); got != (i == 11) {
+			t.Errorf("SYN %d: syn_flood %v", i+1, got)
+		}
+	}
+	c.send(pkt{flags: fSYN, seq: cISN})
+	if !c.hasEvent(decode.EventStream3WHSSynFlood) {
+		t.Errorf("12th SYN: no syn_flood (%v)", c.events())
+	}
+
+	c = newConv(t, defaultConfig())
+	c.send(pkt{flags: fSYN, seq: cISN})
+	c.send(pkt{fromServer: true, flags: fSA, seq: sISN, ack: cISN + 1})
+	for i := 1; i <= 6; i++ {
+		c.send(pkt{fromServer: true, flags: fSA, seq: sISN + uint32(i)*1000, ack: cISN + 1})
+		if got := c.hasEvent(decode.EventStream3WHSSynAckFlood); got != (i == 6) {
+			t.Errorf("SYN/ACK %d: synack_flood %v", i, got)
+		}
+	}
+	c.send(pkt{flags: fACK, seq: cISN + 1, ack: sISN + 3001})
+	if c.state() != flow.TCPEstablished || len(c.events()) != 0 {
+		t.Errorf("ACK of a queued SYN/ACK: state %v events %v", c.state(), c.events())
+	}
+	c.tr.Release(c.f)
+	if c.tr.SessionMemuse() != 0 {
+		t.Errorf("memuse %d", c.tr.SessionMemuse())
+	}
+}

@@ -119,6 +119,8 @@ type Session struct {
 	depth  uint64
 
 	client, server Stream
+	// queue holds resent SYNs (SYN_SENT) or SYN/ACKs with other ISNs (SYN_RECV).
+	queue []stateQueue
 }
 
 // sessionCost is what a session is charged against stream.memcap.
@@ -365,7 +367,7 @@ func (t *Tracker) newSession(s *Session, c *pctx) bool {
 		return false
 	}
 	t.ssnMem += sessionCost
-	*s = Session{active: true, depth: t.cfg.Depth}
+	*s = Session{active: true, depth: t.cfg.Depth, queue: s.queue[:0]}
 	init := streamFlags(0)
 	if !t.cfg.Raw {
 		init = stDisableRaw
@@ -629,6 +631,7 @@ func (t *Tracker) release(s *Session) {
 	}
 	s.client.ra.Free(t.pool)
 	s.server.ra.Free(t.pool)
+	t.freeQueue(s)
 	t.ssnMem -= sessionCost
 	t.Counters.ActiveSessions--
 	*s = Session{}
