@@ -219,7 +219,8 @@ func (t *Tracker) packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) Pac
 		t.Counters.Rst++
 	}
 	s := t.session(f)
-	est := s != nil && s.state >= flow.TCPEstablished
+	// FLOW_PKT_ESTABLISHED, as FlowHandlePacketUpdate decides it before the stream engine.
+	est := f.State == flow.StateEstablished || s != nil && s.state >= flow.TCPEstablished
 	if p.L4ChecksumBad && !p.ChecksumIgnored {
 		t.Counters.InvalidChecksum++
 		res.Established = est
