@@ -84,6 +84,7 @@ func TestRawPseudoFlush(t *testing.T) {
 	if nf := c.tr.NeedsFlush(c.f); nf != [2]bool{true, true} {
 		t.Fatalf("needs flush %v", nf)
 	}
+	c.tr.PseudoPacket(c.f, flow.ToServer)
 	if got := c.raw(flow.ToServer, true); !reflect.DeepEqual(got, []string{"unacked data"}) {
 		t.Fatalf("pseudo raw: %q", got)
 	}

@@ -156,8 +156,9 @@ const (
 	thURG = decode.TCPFlagURG
 )
 
-// tcpOptions finds the options the decoder does not expose: SACK blocks (5), TCP-MD5 (19),
-// TCP-AO (29) and TCP Fast Open (34).
+// tcpOptions finds the options the decoder does not expose, with Suricata's length checks
+// (DecodeTCPOptions): SACK blocks (5), TCP-MD5 (19), TCP-AO (29), TCP Fast Open (34, or the
+// experimental 253/254 with magic 0xf989).
 func tcpOptions(c *pctx) {
 	h := c.p.L4Header
 	if len(h) <= 20 {
@@ -176,15 +177,30 @@ func tcpOptions(c *pctx) {
 		if len(o) < 2 || o[1] < 2 || int(o[1]) > len(o) {
 			return
 		}
+		l := int(o[1])
 		switch k {
 		case 5:
-			c.sack = true
-		case 19, 29:
-			c.md5 = true
+			if l >= 10 && l <= 34 && (l-2)%8 == 0 {
+				c.sack = true
+			}
+		case 19:
+			if l == 18 {
+				c.md5 = true
+			}
+		case 29:
+			if l >= 4 {
+				c.md5 = true
+			}
 		case 34:
-			c.tfo = true
+			if l == 2 || (l >= 4 && l <= 18 && (l-2)%2 == 0) {
+				c.tfo = true
+			}
+		case 253, 254:
+			if (l == 4 || l == 12) && o[2] == 0xf9 && o[3] == 0x89 {
+				c.tfo = true
+			}
 		}
-		o = o[o[1]:]
+		o = o[l:]
 	}
 }
 

@@ -252,15 +252,19 @@ func (t *Tracker) Raw(f *flow.Flow, dir flow.Direction, pseudo bool, buf *RawBuf
 	if s == nil {
 		return false
 	}
-	if pseudo {
-		t.Counters.PseudoPackets++
-	}
 	return t.raw(s, dir, pseudo, buf)
 }
 
+// PseudoPacket counts a flow-end pseudo packet (tcp.pseudo); call it once for each pseudo
+// packet the pipeline makes for f.
+func (t *Tracker) PseudoPacket(f *flow.Flow, dir flow.Direction) {
+	t.Counters.PseudoPackets++
+}
+
 // RawConsumed moves the raw progress of f's direction dir to end (after detection inspected
-// the data Raw handed out). end 0 means no raw inspection consumed anything: the progress
-// then jumps to the app progress (or last_ack without an app layer), as Suricata's
+// the data Raw handed out). Call it only for a packet Raw returned true for (Suricata's
+// PKT_DETECT_HAS_STREAMDATA). end 0 means no rule consumed stream data: the progress then
+// jumps to the app progress (or last_ack without an app layer), as Suricata's
 // StreamReassembleRawUpdateProgress does.
 func (t *Tracker) RawConsumed(f *flow.Flow, dir flow.Direction, end uint64) {
 	if s := t.session(f); s != nil {
