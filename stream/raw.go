@@ -20,7 +20,9 @@ func (t *Tracker) rawCheckLimit(s *Session, st *Stream, pseudo bool) bool {
 }
 
 // raw fills buf; see Tracker.Raw.
-func (t *Tracker) raw(s *Session, dir flow.Direction, pseudo bool, buf *RawBuffer) bool {
+// With flush (a rule with SIG_FLAG_FLUSH: respect_inspect_depth), a pending app-layer trigger
+// starts the data min-inspect-depth bytes before the app progress.
+func (t *Tracker) raw(s *Session, dir flow.Direction, pseudo, flush bool, buf *RawBuffer) bool {
 	st := s.streamOf(dir)
 	if t.cfg.Inline {
 		return t.rawInline(s, st, dir, pseudo, buf)
@@ -35,7 +37,7 @@ func (t *Tracker) raw(s *Session, dir flow.Direction, pseudo bool, buf *RawBuffe
 		return false
 	}
 	progress := st.rawProg
-	if st.flags&stTriggerRaw != 0 && st.minInspectDepth != 0 {
+	if flush && st.flags&stTriggerRaw != 0 && st.minInspectDepth != 0 {
 		p := uint64(0)
 		if st.appProg > st.minInspectDepth {
 			p = st.appProg - st.minInspectDepth

@@ -252,7 +252,20 @@ func (t *Tracker) Raw(f *flow.Flow, dir flow.Direction, pseudo bool, buf *RawBuf
 	if s == nil {
 		return false
 	}
-	return t.raw(s, dir, pseudo, buf)
+	return t.raw(s, dir, pseudo, false, buf)
+}
+
+// RawFlush is Raw for a rule that needs the data before the app progress (rules with
+// http.request_body or file.data: Suricata's SIG_FLAG_FLUSH): with a pending app-layer
+// trigger the data starts min-inspect-depth bytes before the app progress. Its End is not
+// the raw progress: only Raw's End (the prefilter's) goes to RawConsumed.
+func (t *Tracker) RawFlush(f *flow.Flow, dir flow.Direction, pseudo bool, buf *RawBuffer) bool {
+	buf.Chunks, buf.Offsets, buf.FromPacket, buf.End = buf.Chunks[:0], buf.Offsets[:0], false, 0
+	s := t.session(f)
+	if s == nil {
+		return false
+	}
+	return t.raw(s, dir, pseudo, true, buf)
 }
 
 // PseudoPacket counts a flow-end pseudo packet (tcp.pseudo); call it once for each pseudo
