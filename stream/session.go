@@ -557,6 +557,9 @@ func (t *Tracker) handleData(s *Session, st *Stream, c *pctx) bool {
 	if r.Overlap {
 		t.Counters.Overlap++
 	}
+	if r.Rewritten {
+		c.res.Modified = true
+	}
 	if r.OverlapDiff {
 		t.event(c, decode.EventStreamReassemblyOverlapDifferentData)
 		t.Counters.OverlapDiffData++

@@ -201,6 +201,9 @@ type PacketResult struct {
 	// Invalid says the stream engine rejected the packet as a stream error (inline with
 	// drop-invalid drops it).
 	Invalid bool
+	// Modified is PKT_STREAM_MODIFIED (inline): overlapping payload bytes were overwritten
+	// with the stream's accepted ones, so the checksum is to be recomputed.
+	Modified bool
 	// Drop says the stream engine drops the packet whatever drop-invalid says: URG with the
 	// drop policy (inline), or past the OOB limit with its drop policy.
 	Drop bool
