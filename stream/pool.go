@@ -13,6 +13,7 @@ type segRec struct {
 	start      int64
 	n          uint32
 	prev, next int32
+	ck         bool // in its Reassembly's checkpoints (fits in the padding: same cost)
 }
 
 // page is one data page of a Reassembly: the bytes of stream offsets [no*PageSize,
