@@ -156,14 +156,14 @@ func runFuzzSession(t testing.TB, data []byte) {
 }
 
 func FuzzSession(f *testing.F) {
-	for _, s := range fuzzSeeds() {
+	for _, s := range sessionFuzzSeeds() {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { runFuzzSession(t, data) })
 }
 
-// fuzzSeeds are handshakes, data both ways, closes and resets, for each mode byte.
-func fuzzSeeds() [][]byte {
+// sessionFuzzSeeds are handshakes, data both ways, closes and resets, for each mode byte.
+func sessionFuzzSeeds() [][]byte {
 	conv := [][6]byte{
 		{0x00, fSYN, 0, 0, 0, 0x03},
 		{0x80, fSA, 0, 0, 0, 0x00},
@@ -192,7 +192,7 @@ func fuzzSeeds() [][]byte {
 
 // TestFuzzSessionSeeds runs the seeds as a plain test.
 func TestFuzzSessionSeeds(t *testing.T) {
-	for _, s := range fuzzSeeds() {
+	for _, s := range sessionFuzzSeeds() {
 		runFuzzSession(t, s)
 	}
 }

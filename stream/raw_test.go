@@ -144,7 +144,7 @@ func TestRawGapSplits(t *testing.T) {
 // Depth: the segment passing the depth is not stored (Suricata 8.0.6 stores no part of it),
 // reassembly_depth_reached is raised, and after the next prune the direction is not
 // reassembled any more.
-func TestDepth(t *testing.T) {
+func TestSessionDepth(t *testing.T) {
 	cfg := defaultConfig()
 	cfg.Depth = 10
 	c := established(t, cfg)
@@ -222,7 +222,7 @@ func TestRawInline(t *testing.T) {
 }
 
 // Storage is released once raw and app progress and last_ack pass it.
-func TestRelease(t *testing.T) {
+func TestSessionRelease(t *testing.T) {
 	c := established(t, smallChunks(1))
 	data := strings.Repeat("x", 3*PageSize)
 	c.send(pkt{flags: fPA, seq: cISN + 1, ack: sISN + 1, data: data})

@@ -564,6 +564,16 @@ func (t *Tracker) handleData(s *Session, st *Stream, c *pctx) bool {
 		t.event(c, decode.EventStreamReassemblyOverlapDifferentData)
 		t.Counters.OverlapDiffData++
 	}
+	if r.InsertLimit {
+		// SC_ELIMIT (max-regions): the event only for an overlapping segment (DoHandleData).
+		if r.Overlap {
+			t.event(c, decode.EventStreamReassemblyInsertLimit)
+			t.Counters.InsertDataOverlapFail++
+		} else {
+			t.Counters.InsertDataNormalFail++
+		}
+		return false
+	}
 	if r.Memcap {
 		// Suricata sets the event only when the failing insert overlapped (DoHandleData).
 		if r.Overlap {
