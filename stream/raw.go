@@ -45,9 +45,6 @@ func (t *Tracker) raw(s *Session, dir flow.Direction, pseudo, flush bool, buf *R
 		progress = min(p, st.rawProg)
 	}
 	re := st.lastAckAbs()
-	if st.dataEnd > progress {
-		t.growRawScratch(int(st.dataEnd - progress))
-	}
 	used := 0
 	for cursor := progress; ; {
 		bs, be, ok := st.ra.NextBlock(cursor)
@@ -84,6 +81,11 @@ func (t *Tracker) raw(s *Session, dir flow.Direction, pseudo, flush bool, buf *R
 // appendChunk adds the bytes [a, b) of st to buf, copying them into the raw scratch (from
 // used on) when they span pages; it returns the scratch in use.
 func (t *Tracker) appendChunk(st *Stream, a, b uint64, used int, buf *RawBuffer) int {
+	if n := int(b - a); a/PageSize != (b-1)/PageSize && cap(t.rawScratch)-used < n {
+		// A new scratch: the chunks already handed out keep the old one.
+		t.rawScratch = make([]byte, 0, max(2*cap(t.rawScratch), n))
+		used = 0
+	}
 	sc := t.rawScratch[used:used]
 	out := st.ra.Bytes(a, b, sc)
 	if cap(sc) > 0 && len(out) > 0 && &out[0] == &sc[:1][0] {
@@ -92,12 +94,6 @@ func (t *Tracker) appendChunk(st *Stream, a, b uint64, used int, buf *RawBuffer)
 	buf.Chunks = append(buf.Chunks, out)
 	buf.Offsets = append(buf.Offsets, a)
 	return used
-}
-
-func (t *Tracker) growRawScratch(n int) {
-	if cap(t.rawScratch) < n {
-		t.rawScratch = make([]byte, 0, n+n/4)
-	}
 }
 
 // rawInline is StreamReassembleRawInline: the contiguous data around the packet's payload,
@@ -161,7 +157,6 @@ func (t *Tracker) rawInline(s *Session, st *Stream, dir flow.Direction, pseudo b
 			de -= absAfter - after
 		}
 	}
-	t.growRawScratch(int(de - ds))
 	t.appendChunk(st, ds, de, 0, buf)
 	buf.End = t.inlineProgress(st, ds, de-ds)
 	return true
