@@ -324,3 +324,32 @@ func TestUrgent(t *testing.T) {
 		t.Errorf("urgent drop: %+v", r)
 	}
 }
+
+// IDS feeds the app layer the stream the packet ACKs (UPDATE_DIR_OPPOSING): the request is
+// parsed on the server's ACK, packet 5 of SV bug-78-uricontent; the response on the client's.
+func TestAppUpdateOpposing(t *testing.T) {
+	c := newConv(t, defaultConfig())
+	c.handshake(cISN, sISN)
+	req := "GET /uri HTTP/1.0\r\n\r\n"
+	r := c.send(pkt{flags: fPA, seq: cISN + 1, ack: sISN + 1, data: req})
+	if r.AppUpdate != [2]bool{false, true} {
+		t.Errorf("request packet: app update %v", r.AppUpdate)
+	}
+	if d, _ := c.app(flow.ToServer); d != "" {
+		t.Errorf("request readable before the ACK: %q", d)
+	}
+	r = c.send(pkt{fromServer: true, flags: fPA, seq: sISN + 1, ack: cISN + 1 + uint32(len(req)), data: "HTTP/1.0 200 OK\r\n\r\n"})
+	if r.AppUpdate != [2]bool{true, false} {
+		t.Errorf("response packet: app update %v", r.AppUpdate)
+	}
+	if d, _ := c.app(flow.ToServer); d != req {
+		t.Errorf("request on the server's ACK: %q", d)
+	}
+	if d, _ := c.app(flow.ToClient); d != "" {
+		t.Errorf("response readable before the ACK: %q", d)
+	}
+	c.send(pkt{flags: fACK, seq: cISN + 1 + uint32(len(req)), ack: sISN + 20})
+	if d, _ := c.app(flow.ToClient); d != "HTTP/1.0 200 OK\r\n\r\n" {
+		t.Errorf("response on the client's ACK: %q", d)
+	}
+}
