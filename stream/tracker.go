@@ -222,6 +222,9 @@ type PacketResult struct {
 // state machine (updating f.TCP), stores the payload, and adds stream events to p.Events.
 // Packets with a bad checksum (when validated) are not tracked.
 func (t *Tracker) Packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) PacketResult {
+	if !p.IsTCP() {
+		return PacketResult{Dir: dir}
+	}
 	res := t.packet(f, p, dir)
 	s := t.sessions.At(f)
 	t.last.slot, t.last.dir, t.last.added, t.last.payload = nil, res.Dir, res.Added, p.Payload
@@ -241,7 +244,9 @@ type RawBuffer struct {
 	// FromPacket is set (inline) when the chunk is the packet's own payload, which was not
 	// wholly in the stream.
 	FromPacket bool
-	// End is the stream offset just past the last byte handed out; RawConsumed takes it.
+	// End is the raw progress this inspection reaches (Suricata's progress_out: past the
+	// data handed out, except that after a gap it is the start of the data past the gap,
+	// which is then seen again next time); RawConsumed takes it.
 	End uint64
 }
 
