@@ -8,7 +8,13 @@
 // so they are reused with the flow table's entries; segment records and data pages come from
 // a per-worker Pool whose accounted bytes are bounded by stream.reassembly.memcap.
 //
-// Files: seq.go (sequence arithmetic), policy.go and reassembly.go (segment store, overlap
-// policies), session.go and the state handlers (Suricata's StreamTcpPacketState*), raw.go
-// (raw inspection), app.go (byte stream for the app layer).
+// Files: seq.go (sequence arithmetic), policy.go, reassembly.go, pool.go and overlap.go
+// (segment store, overlap policies), tracker.go (the API), session.go (sessions, the packet
+// path and the data path into the store), state_validate.go (ACK, RST, timestamp checks and
+// StreamTcpPacket's pre-checks), state_none.go, state_handshake.go, state_established.go and
+// state_closing.go (Suricata's StreamTcpPacketState*), raw.go (raw inspection), app.go (byte
+// stream for the app layer), events.go (stream events).
+//
+// Sessions live in a flow.Slots by flow slot: every flow that had a session must be given
+// to Tracker.Release before its slot takes another flow, or its storage stays charged.
 package stream

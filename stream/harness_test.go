@@ -70,6 +70,7 @@ type pkt struct {
 	opts       []byte     // raw options appended to the header
 	badCsum    bool
 	payload    []byte // used instead of data when set (no allocation)
+	urg        uint16 // urgent pointer
 	zeroWin    bool   // send window 0 (otherwise a zero win means 65535, RST excepted)
 }
 
@@ -87,6 +88,7 @@ func (c *conv) send(k pkt) PacketResult {
 	}
 	p.TCPSeq, p.TCPAck, p.TCPFlags = k.seq, k.ack, k.flags
 	p.TCPWindow = k.win
+	p.TCPUrgent = k.urg
 	if k.win == 0 && !k.zeroWin && k.flags&fRST == 0 {
 		p.TCPWindow = 65535
 	}
@@ -97,7 +99,7 @@ func (c *conv) send(k pkt) PacketResult {
 		p.HasWScale, p.TCPWScale = true, uint8(k.wscale)
 	}
 	hl := 20 + len(k.opts)
-	for len(k.opts)%4 != 0 {
+	for hl%4 != 0 {
 		hl++
 	}
 	h := c.hdr[:hl]
@@ -162,4 +164,10 @@ func (c *conv) app(dir flow.Direction) (string, uint64) {
 	d, gap, _ := c.tr.AppData(c.f, dir)
 	c.tr.ConsumeApp(c.f, dir, len(d))
 	return string(d), gap
+}
+
+// sendURG sends k with urgent pointer urg.
+func (c *conv) sendURG(k pkt, urg uint16) PacketResult {
+	k.urg = urg
+	return c.send(k)
 }

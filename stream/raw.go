@@ -20,7 +20,9 @@ func (t *Tracker) rawCheckLimit(s *Session, st *Stream, pseudo bool) bool {
 }
 
 // raw fills buf; see Tracker.Raw.
-func (t *Tracker) raw(s *Session, dir flow.Direction, pseudo bool, buf *RawBuffer) bool {
+// With flush (a rule with SIG_FLAG_FLUSH: respect_inspect_depth), a pending app-layer trigger
+// starts the data min-inspect-depth bytes before the app progress.
+func (t *Tracker) raw(s *Session, dir flow.Direction, pseudo, flush bool, buf *RawBuffer) bool {
 	st := s.streamOf(dir)
 	if t.cfg.Inline {
 		return t.rawInline(s, st, dir, pseudo, buf)
@@ -35,7 +37,7 @@ func (t *Tracker) raw(s *Session, dir flow.Direction, pseudo bool, buf *RawBuffe
 		return false
 	}
 	progress := st.rawProg
-	if st.flags&stTriggerRaw != 0 && st.minInspectDepth != 0 {
+	if flush && st.flags&stTriggerRaw != 0 && st.minInspectDepth != 0 {
 		p := uint64(0)
 		if st.appProg > st.minInspectDepth {
 			p = st.appProg - st.minInspectDepth
@@ -43,9 +45,6 @@ func (t *Tracker) raw(s *Session, dir flow.Direction, pseudo bool, buf *RawBuffe
 		progress = min(p, st.rawProg)
 	}
 	re := st.lastAckAbs()
-	if st.dataEnd > progress {
-		t.growRawScratch(int(st.dataEnd - progress))
-	}
 	used := 0
 	for cursor := progress; ; {
 		bs, be, ok := st.ra.NextBlock(cursor)
@@ -82,6 +81,11 @@ func (t *Tracker) raw(s *Session, dir flow.Direction, pseudo bool, buf *RawBuffe
 // appendChunk adds the bytes [a, b) of st to buf, copying them into the raw scratch (from
 // used on) when they span pages; it returns the scratch in use.
 func (t *Tracker) appendChunk(st *Stream, a, b uint64, used int, buf *RawBuffer) int {
+	if n := int(b - a); a/PageSize != (b-1)/PageSize && cap(t.rawScratch)-used < n {
+		// A new scratch: the chunks already handed out keep the old one.
+		t.rawScratch = make([]byte, 0, max(2*cap(t.rawScratch), n))
+		used = 0
+	}
 	sc := t.rawScratch[used:used]
 	out := st.ra.Bytes(a, b, sc)
 	if cap(sc) > 0 && len(out) > 0 && &out[0] == &sc[:1][0] {
@@ -90,12 +94,6 @@ func (t *Tracker) appendChunk(st *Stream, a, b uint64, used int, buf *RawBuffer)
 	buf.Chunks = append(buf.Chunks, out)
 	buf.Offsets = append(buf.Offsets, a)
 	return used
-}
-
-func (t *Tracker) growRawScratch(n int) {
-	if cap(t.rawScratch) < n {
-		t.rawScratch = make([]byte, 0, n+n/4)
-	}
 }
 
 // rawInline is StreamReassembleRawInline: the contiguous data around the packet's payload,
@@ -159,7 +157,6 @@ func (t *Tracker) rawInline(s *Session, st *Stream, dir flow.Direction, pseudo b
 			de -= absAfter - after
 		}
 	}
-	t.growRawScratch(int(de - ds))
 	t.appendChunk(st, ds, de, 0, buf)
 	buf.End = t.inlineProgress(st, ds, de-ds)
 	return true

@@ -84,6 +84,7 @@ func TestRawPseudoFlush(t *testing.T) {
 	if nf := c.tr.NeedsFlush(c.f); nf != [2]bool{true, true} {
 		t.Fatalf("needs flush %v", nf)
 	}
+	c.tr.PseudoPacket(c.f, flow.ToServer)
 	if got := c.raw(flow.ToServer, true); !reflect.DeepEqual(got, []string{"unacked data"}) {
 		t.Fatalf("pseudo raw: %q", got)
 	}
@@ -183,7 +184,7 @@ func TestOverlapDifferentData(t *testing.T) {
 			c.tr.Counters.Overlap != 1 {
 			t.Errorf("inline %v: events %v counters %+v", inline, c.events(), c.tr.Counters)
 		}
-		if inline && string(c.p.Payload) != "aaaa" {
+		if inline && (string(c.p.Payload) != "aaaa" || !c.last.Modified) {
 			t.Errorf("inline packet not rewritten: %q", c.p.Payload)
 		}
 	}
@@ -291,5 +292,64 @@ func TestSteadyStateAllocs(t *testing.T) {
 	}
 	if c.tr.Pool().InUse() > 4*(pageCost+8*recordCost) {
 		t.Errorf("in use %d: storage not released", c.tr.Pool().InUse())
+	}
+}
+
+// Urgent data: oob takes the last payload byte out and shifts later data, gap leaves a
+// one-byte hole, inline keeps it (SV tcp-urgp-01-oob).
+func TestUrgent(t *testing.T) {
+	for _, tc := range []struct {
+		pol  UrgentPolicy
+		want []string
+	}{
+		{UrgentInline, []string{"abcXdef"}},
+		{UrgentOOB, []string{"abcdef"}},
+		{UrgentGap, []string{"abc", "def"}},
+	} {
+		cfg := defaultConfig()
+		cfg.Urgent = tc.pol
+		c := established(t, cfg)
+		c.p.Reset()
+		k := pkt{flags: fPA | decode.TCPFlagURG, seq: cISN + 1, ack: sISN + 1, data: "abcX"}
+		c.sendURG(k, 4)
+		c.send(pkt{flags: fPA, seq: cISN + 5, ack: sISN + 1, data: "def"})
+		if got := c.raw(flow.ToServer, true); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("policy %d: raw %q, want %q", tc.pol, got, tc.want)
+		}
+	}
+	cfg := defaultConfig()
+	cfg.Urgent, cfg.Inline = UrgentDrop, true
+	c := established(t, cfg)
+	if r := c.sendURG(pkt{flags: fPA | decode.TCPFlagURG, seq: cISN + 1, ack: sISN + 1, data: "x"}, 1); !r.Drop || r.Added {
+		t.Errorf("urgent drop: %+v", r)
+	}
+}
+
+// IDS feeds the app layer the stream the packet ACKs (UPDATE_DIR_OPPOSING): the request is
+// parsed on the server's ACK, packet 5 of SV bug-78-uricontent; the response on the client's.
+func TestAppUpdateOpposing(t *testing.T) {
+	c := newConv(t, defaultConfig())
+	c.handshake(cISN, sISN)
+	req := "GET /uri HTTP/1.0\r\n\r\n"
+	r := c.send(pkt{flags: fPA, seq: cISN + 1, ack: sISN + 1, data: req})
+	if r.AppUpdate != [2]bool{false, true} {
+		t.Errorf("request packet: app update %v", r.AppUpdate)
+	}
+	if d, _ := c.app(flow.ToServer); d != "" {
+		t.Errorf("request readable before the ACK: %q", d)
+	}
+	r = c.send(pkt{fromServer: true, flags: fPA, seq: sISN + 1, ack: cISN + 1 + uint32(len(req)), data: "HTTP/1.0 200 OK\r\n\r\n"})
+	if r.AppUpdate != [2]bool{true, false} {
+		t.Errorf("response packet: app update %v", r.AppUpdate)
+	}
+	if d, _ := c.app(flow.ToServer); d != req {
+		t.Errorf("request on the server's ACK: %q", d)
+	}
+	if d, _ := c.app(flow.ToClient); d != "" {
+		t.Errorf("response readable before the ACK: %q", d)
+	}
+	c.send(pkt{flags: fACK, seq: cISN + 1 + uint32(len(req)), ack: sISN + 20})
+	if d, _ := c.app(flow.ToClient); d != "HTTP/1.0 200 OK\r\n\r\n" {
+		t.Errorf("response on the client's ACK: %q", d)
 	}
 }

@@ -5,10 +5,229 @@ import (
 	"github.com/meerkat-ids/meerkat/flow"
 )
 
-// The handshake states: StreamTcpPacketStateSynSent and StreamTcpPacketStateSynRecv. The
-// queues of resent SYNs and SYN/ACKs with other ISNs (max-syn-queued, max-synack-queued)
-// are not kept: a resent SYN replaces the session's SYN, a SYN/ACK with another ISN is
-// ignored.
+// The handshake states: StreamTcpPacketStateSynSent and StreamTcpPacketStateSynRecv, with
+// the queue of resent SYNs (max-syn-queued) a SYN/ACK may answer, and of SYN/ACKs with
+// other ISNs (max-synack-queued) the final ACK may pick (TcpStateQueue).
+
+// Queue entry flags (STREAMTCP_QUEUE_FLAG_*).
+const (
+	qTS   = 1
+	qWS   = 2
+	qSACK = 4
+)
+
+// stateQueue is a queued SYN or SYN/ACK (TcpStateQueue).
+type stateQueue struct {
+	flags, wscale uint8
+	win           uint16
+	seq, ack      uint32
+	ts, pktTS     uint32
+}
+
+// queueCost is what a queue entry is charged against stream.memcap.
+const queueCost = 32
+
+func (t *Tracker) maxSynQueued() int {
+	if t.cfg.MaxSynQueued > 0 {
+		return t.cfg.MaxSynQueued
+	}
+	return 10
+}
+
+func (t *Tracker) maxSynAckQueued() int {
+	if t.cfg.MaxSynAckQueued > 0 {
+		return t.cfg.MaxSynAckQueued
+	}
+	return 5
+}
+
+// queueCharge charges one entry against stream.memcap (StreamTcpCheckMemcap).
+func (t *Tracker) queueCharge() bool {
+	if t.cfg.Memcap != 0 && t.ssnMem+queueCost > t.cfg.Memcap {
+		return false
+	}
+	t.ssnMem += queueCost
+	return true
+}
+
+// freeQueue is StreamTcp3wsFreeQueue.
+func (t *Tracker) freeQueue(s *Session) {
+	t.ssnMem -= uint64(len(s.queue)) * queueCost
+	s.queue = s.queue[:0]
+}
+
+func synAckToQueue(c *pctx) stateQueue {
+	q := stateQueue{win: c.win, seq: uint32(c.seq), ack: uint32(c.ack), pktTS: c.tsSec}
+	if c.p.TCPSackOK {
+		q.flags |= qSACK
+	}
+	if c.p.HasWScale {
+		q.flags |= qWS
+		q.wscale = c.wscale()
+	}
+	if c.p.TCPHasTS {
+		q.flags |= qTS
+		q.ts = c.p.TCPTSVal
+	}
+	return q
+}
+
+// queueFromSsnSyn is TcpStateQueueInitFromSsnSyn.
+func queueFromSsnSyn(s *Session) stateQueue {
+	q := stateQueue{seq: uint32(s.client.isn), win: uint16(s.server.window), pktTS: s.client.lastPktTS}
+	if s.flags&ssnClientSackOK != 0 {
+		q.flags |= qSACK
+	}
+	if s.flags&ssnServerWscale != 0 {
+		q.flags |= qWS
+		q.wscale = s.server.wscale
+	}
+	if s.client.flags&stTimestamp != 0 {
+		q.flags |= qTS
+		q.ts = s.client.lastTS
+	}
+	return q
+}
+
+// queueFromPktSyn is TcpStateQueueInitFromPktSyn.
+func queueFromPktSyn(c *pctx) stateQueue {
+	q := stateQueue{seq: uint32(c.seq), win: c.win, pktTS: c.tsSec}
+	if c.p.TCPSackOK {
+		q.flags |= qSACK
+	}
+	if c.p.HasWScale {
+		q.flags |= qWS
+		q.wscale = c.wscale()
+	}
+	if c.p.TCPHasTS {
+		q.flags |= qTS
+		q.ts = c.p.TCPTSVal
+	}
+	return q
+}
+
+// queueFromPktSynAck is TcpStateQueueInitFromPktSynAck: the SYN a SYN/ACK answers.
+func queueFromPktSynAck(c *pctx) stateQueue {
+	q := stateQueue{seq: uint32(c.ack - 1), win: c.win, pktTS: c.tsSec}
+	if c.p.TCPSackOK {
+		q.flags |= qSACK
+	}
+	if c.p.HasWScale {
+		q.flags |= qWS
+		q.wscale = c.wscale()
+	}
+	if c.p.TCPHasTS {
+		q.flags |= qTS
+		q.ts = c.p.TCPTSEcr
+	}
+	return q
+}
+
+// findSyn is StreamTcp3whsFindSyn.
+func findSyn(s *Session, k *stateQueue, ignoreTS bool) *stateQueue {
+	for i := range s.queue {
+		q := &s.queue[i]
+		if k.flags&qTS != 0 {
+			if q.flags&qTS != 0 && k.ts == q.ts && k.seq == q.seq {
+				return q
+			}
+		} else if ignoreTS && k.seq == q.seq {
+			return q
+		}
+	}
+	return nil
+}
+
+// storeSyn is StreamTcp3whsStoreSyn: keep the session's current SYN in the queue.
+func (t *Tracker) storeSyn(s *Session, c *pctx) {
+	k := queueFromSsnSyn(s)
+	if len(s.queue) > 0 && findSyn(s, &k, false) != nil {
+		return
+	}
+	if len(s.queue) > 0 && len(s.queue) == t.maxSynQueued() {
+		t.event(c, decode.EventStream3WHSSynFlood)
+		copy(s.queue, s.queue[1:])
+		s.queue[len(s.queue)-1] = k
+		return
+	}
+	if !t.queueCharge() {
+		return
+	}
+	s.queue = append(s.queue, k)
+}
+
+// applySyn is StreamTcp3whsStoreSynApplyToSsn.
+func (t *Tracker) applySyn(s *Session, q *stateQueue) {
+	if q.flags&qTS != 0 {
+		s.client.lastPktTS = q.pktTS
+		s.client.lastTS = q.ts
+		s.client.flags |= stTimestamp
+	}
+	if q.flags&qWS != 0 {
+		s.flags |= ssnServerWscale
+		s.server.wscale = q.wscale
+	} else {
+		// Suricata 8.0.6 writes `flags &= SERVER_WSCALE` here, which clears every other
+		// session flag (and leaves SERVER_WSCALE as it was).
+		s.flags &= ssnServerWscale
+		s.server.wscale = 0
+	}
+	s.server.window = uint32(q.win)
+	if q.flags&qSACK != 0 {
+		s.flags |= ssnClientSackOK
+	} else {
+		s.flags &^= ssnClientSackOK
+	}
+	s.client.setBase(t, Seq(q.seq), s.depth)
+	s.client.nextSeq = s.client.isn + 1
+}
+
+// queueSynAck is StreamTcp3whsQueueSynAck; false rejects the packet.
+func (t *Tracker) queueSynAck(s *Session, c *pctx) bool {
+	k := synAckToQueue(c)
+	for i := range s.queue {
+		if s.queue[i].flags == k.flags && s.queue[i].wscale == k.wscale && s.queue[i].win == k.win &&
+			s.queue[i].seq == k.seq && s.queue[i].ack == k.ack && s.queue[i].ts == k.ts {
+			return true
+		}
+	}
+	if len(s.queue) == t.maxSynAckQueued() {
+		t.event(c, decode.EventStream3WHSSynAckFlood)
+		return false
+	}
+	if !t.queueCharge() {
+		return false
+	}
+	s.queue = append(s.queue, stateQueue{})
+	copy(s.queue[1:], s.queue)
+	s.queue[0] = k
+	return true
+}
+
+// findSynAckByAck is StreamTcp3whsFindSynAckByAck.
+func findSynAckByAck(s *Session, c *pctx) *stateQueue {
+	ack, seq := uint32(c.seq), uint32(c.ack-1)
+	for i := range s.queue {
+		if s.queue[i].seq == seq && s.queue[i].ack == ack {
+			return &s.queue[i]
+		}
+	}
+	return nil
+}
+
+// checkSynAckQueue looks for a queued SYN the SYN/ACK answers and applies it.
+func (t *Tracker) checkSynAckQueue(s *Session, c *pctx) bool {
+	if len(s.queue) == 0 {
+		return false
+	}
+	k := queueFromPktSynAck(c)
+	q := findSyn(s, &k, true) // liberal timestamps
+	if q == nil {
+		return false
+	}
+	t.applySyn(s, q)
+	return true
+}
 
 // synSentValidateTimestamp is StateSynSentValidateTimestamp: only a to_client response is
 // checked against the SYN's timestamp.
@@ -34,7 +253,7 @@ func (t *Tracker) stateSynSent(s *Session, c *pctx) bool {
 	case synack && !c.toServer:
 		// liberal timestamps: a SYN/ACK's timestamp mismatch is not held against it.
 		if !(c.tfo || s.flags&ssnTFO != 0) {
-			if c.ack != s.client.isn+1 {
+			if c.ack != s.client.isn+1 && !t.checkSynAckQueue(s, c) {
 				t.event(c, decode.EventStream3WHSSynAckWithWrongAck)
 				return false
 			}
@@ -45,13 +264,16 @@ func (t *Tracker) stateSynSent(s *Session, c *pctx) bool {
 				s.client.nextSeq = s.client.isn
 				t.event(c, decode.EventStream3WHSSynAckTFODataIgnored)
 				s.flags |= ssnTFODataIgnored
+			case t.checkSynAckQueue(s, c):
 			default:
 				t.event(c, decode.EventStream3WHSSynAckWithWrongAck)
 				return false
 			}
 			s.flags |= ssnTFO
 		}
-		t.synAckUpdate(s, c)
+		t.freeQueue(s)
+		q := synAckToQueue(c)
+		t.synAckUpdate(s, c, &q)
 		return true
 
 	case synack && c.toServer:
@@ -110,10 +332,12 @@ func (t *Tracker) stateSynSent(s *Session, c *pctx) bool {
 			if c.seq == s.client.isn && c.win == 0 && c.ack == s.client.isn+1 {
 				s.server.flags |= stRstRecv
 				t.closeWithReset(s, c)
+				t.freeQueue(s)
 			}
 		} else {
 			s.client.flags |= stRstRecv
 			t.closeWithReset(s, c)
+			t.freeQueue(s)
 		}
 	case c.has(thFIN):
 	case c.has(thSYN):
@@ -144,29 +368,13 @@ func (t *Tracker) stateSynSent(s *Session, c *pctx) bool {
 				s.flags &^= ssnClientSackOK
 			}
 		} else {
-			// A resent SYN: the session takes the latest one.
-			s.client.setBase(t, c.seq, s.depth)
-			s.client.nextSeq = s.client.isn + 1
-			s.client.flags &^= stTimestamp | stZeroTimestamp
-			s.client.lastTS, s.client.lastPktTS = 0, 0
-			if c.p.TCPHasTS {
-				s.client.lastTS = c.p.TCPTSVal
-				if s.client.lastTS == 0 {
-					s.client.flags |= stZeroTimestamp
-				}
-				s.client.lastPktTS = c.tsSec
-				s.client.flags |= stTimestamp
+			// A resent SYN: the session's SYN is queued (when it differs) and the new one
+			// taken, as the most likely to be answered.
+			k := queueFromPktSyn(c)
+			if k != queueFromSsnSyn(s) {
+				t.storeSyn(s, c)
 			}
-			s.server.window = uint32(c.win)
-			s.flags &^= ssnServerWscale | ssnClientSackOK
-			s.server.wscale = 0
-			if c.p.HasWScale {
-				s.flags |= ssnServerWscale
-				s.server.wscale = c.wscale()
-			}
-			if c.p.TCPSackOK {
-				s.flags |= ssnClientSackOK
-			}
+			t.applySyn(s, &k)
 		}
 	case c.has(thACK):
 		if !t.cfg.AsyncOneside {
@@ -178,6 +386,7 @@ func (t *Tracker) stateSynSent(s *Session, c *pctx) bool {
 		}
 		s.flags |= ssnAsync
 		t.setState(s, c, flow.TCPEstablished)
+		t.freeQueue(s)
 		s.client.window = uint32(c.win)
 		s.client.lastAck = c.seq
 		s.client.nextWin = s.client.lastAck + Seq(s.client.window)
@@ -204,20 +413,20 @@ func (t *Tracker) stateSynSent(s *Session, c *pctx) bool {
 	return true
 }
 
-// synAckUpdate is StreamTcp3whsSynAckUpdate from the packet: the server's side of the
-// session from its SYN/ACK.
-func (t *Tracker) synAckUpdate(s *Session, c *pctx) {
+// synAckUpdate is StreamTcp3whsSynAckUpdate: the server's side of the session from its
+// SYN/ACK q (the packet's, or a queued one).
+func (t *Tracker) synAckUpdate(s *Session, c *pctx, q *stateQueue) {
 	if s.state != flow.TCPSynRecv {
 		t.setState(s, c, flow.TCPSynRecv)
 	}
 	c.f.TCP.SynAckSeen = true
-	s.server.setBase(t, c.seq, s.depth)
+	s.server.setBase(t, Seq(q.seq), s.depth)
 	s.server.nextSeq = s.server.isn + 1
-	s.client.window = uint32(c.win)
-	if c.p.TCPHasTS && s.client.flags&stTimestamp != 0 {
-		s.server.lastTS = c.p.TCPTSVal
+	s.client.window = uint32(q.win)
+	if q.flags&qTS != 0 && s.client.flags&stTimestamp != 0 {
+		s.server.lastTS = q.ts
 		s.flags |= ssnTimestamp
-		s.server.lastPktTS = c.tsSec
+		s.server.lastPktTS = q.pktTS
 		if s.server.lastTS == 0 {
 			s.server.flags |= stZeroTimestamp
 		}
@@ -225,14 +434,14 @@ func (t *Tracker) synAckUpdate(s *Session, c *pctx) {
 		s.client.lastTS, s.server.lastTS = 0, 0
 		s.client.flags &^= stZeroTimestamp
 	}
-	s.client.lastAck = c.ack
+	s.client.lastAck = Seq(q.ack)
 	s.server.lastAck = s.server.isn + 1
-	if s.flags&ssnServerWscale != 0 && c.p.HasWScale {
-		s.client.wscale = c.wscale()
+	if s.flags&ssnServerWscale != 0 && q.flags&qWS != 0 {
+		s.client.wscale = q.wscale
 	} else {
 		s.client.wscale = 0
 	}
-	if s.flags&ssnClientSackOK != 0 && c.p.TCPSackOK {
+	if s.flags&ssnClientSackOK != 0 && q.flags&qSACK != 0 {
 		s.flags |= ssnSackOK
 	} else {
 		s.flags &^= ssnSackOK
@@ -277,7 +486,9 @@ func (t *Tracker) stateSynRecv(s *Session, c *pctx) bool {
 			t.event(c, decode.EventStream3WHSSynAckResendWithDiffAck)
 			return false
 		}
-		// A SYN/ACK with another ISN would be queued (not kept here).
+		if c.seq != s.server.isn && !t.queueSynAck(s, c) {
+			return false
+		}
 
 	case c.has(thSYN):
 		if !c.toServer {
@@ -298,6 +509,12 @@ func (t *Tracker) stateSynRecv(s *Session, c *pctx) bool {
 // synRecvAck handles an ACK in SYN_RECV: the ACK completing the handshake, and its
 // variants (4WHS, async, missed packets).
 func (t *Tracker) synRecvAck(s *Session, c *pctx) bool {
+	if len(s.queue) > 0 {
+		if q := findSynAckByAck(s, c); q != nil {
+			qq := *q
+			t.synAckUpdate(s, c, &qq)
+		}
+	}
 	if s.flags&ssnTimestamp != 0 && !t.validateTimestamp(s, c) {
 		return false
 	}

@@ -35,6 +35,36 @@ type Config struct {
 	PolicyFor func(dst netip.Addr) Policy
 	// MaxSynQueued and MaxSynAckQueued are max-syn-queued and max-synack-queued.
 	MaxSynQueued, MaxSynAckQueued int
+	// Urgent is stream.reassembly.urgent.policy (zero value: inline, Suricata's built-in
+	// default; the shipped suricata.yaml says oob) and UrgentOOBLimit its oob-limit-policy
+	// (zero value: inline; shipped: drop).
+	Urgent, UrgentOOBLimit UrgentPolicy
+}
+
+// UrgentPolicy is how URG data is handled (stream.reassembly.urgent).
+type UrgentPolicy uint8
+
+// Urgent policies.
+const (
+	UrgentInline UrgentPolicy = iota // the urgent byte stays in the stream
+	UrgentOOB                        // the byte is out of band: removed, later bytes shifted
+	UrgentGap                        // the byte is removed, leaving a one-byte hole
+	UrgentDrop                       // inline mode: packets with URG are dropped
+)
+
+// ParseUrgentPolicy reads a policy name (inline, oob, gap, drop).
+func ParseUrgentPolicy(name string) (UrgentPolicy, bool) {
+	switch name {
+	case "inline":
+		return UrgentInline, true
+	case "oob":
+		return UrgentOOB, true
+	case "gap":
+		return UrgentGap, true
+	case "drop":
+		return UrgentDrop, true
+	}
+	return UrgentInline, false
 }
 
 // Counters are the stream engine's stats counters, named as Suricata names them.
@@ -57,6 +87,8 @@ type Counters struct {
 	// InsertDataNormalFail and InsertDataOverlapFail are tcp.insert_data_normal_fail and
 	// tcp.insert_data_overlap_fail: inserts that failed for memory.
 	InsertDataNormalFail, InsertDataOverlapFail uint64
+	// UrgentOOB is tcp.urgent_oob_data: urgent bytes taken out of band.
+	UrgentOOB uint64
 	// Events counts each stream event (decode.EventStream3WHSAckInWrongDir onward), the
 	// stream.<event> counters Suricata keeps when stats.stream-events is on (EachEvent).
 	Events [numStreamEvents]uint64
@@ -81,6 +113,7 @@ func (c *Counters) Add(o *Counters) {
 	c.AckUnseenData += o.AckUnseenData
 	c.InsertDataNormalFail += o.InsertDataNormalFail
 	c.InsertDataOverlapFail += o.InsertDataOverlapFail
+	c.UrgentOOB += o.UrgentOOB
 	for i := range c.Events {
 		c.Events[i] += o.Events[i]
 	}
@@ -103,6 +136,7 @@ func (c *Counters) Each(fn func(name string, v uint64)) {
 	fn("tcp.overlap_diff_data", c.OverlapDiffData)
 	fn("tcp.insert_data_normal_fail", c.InsertDataNormalFail)
 	fn("tcp.insert_data_overlap_fail", c.InsertDataOverlapFail)
+	fn("tcp.urgent_oob_data", c.UrgentOOB)
 	fn("tcp.syn", c.Syn)
 	fn("tcp.synack", c.SynAck)
 	fn("tcp.rst", c.Rst)
@@ -167,6 +201,12 @@ type PacketResult struct {
 	// Invalid says the stream engine rejected the packet as a stream error (inline with
 	// drop-invalid drops it).
 	Invalid bool
+	// Modified is PKT_STREAM_MODIFIED (inline): overlapping payload bytes were overwritten
+	// with the stream's accepted ones, so the checksum is to be recomputed.
+	Modified bool
+	// Drop says the stream engine drops the packet whatever drop-invalid says: URG with the
+	// drop policy (inline), or past the OOB limit with its drop policy.
+	Drop bool
 	// Offset is the stream offset of the packet's first payload byte in its direction's
 	// stream (valid when Added): the packet's bytes are [Offset, Offset+len(payload)).
 	Offset uint64
@@ -182,6 +222,9 @@ type PacketResult struct {
 // state machine (updating f.TCP), stores the payload, and adds stream events to p.Events.
 // Packets with a bad checksum (when validated) are not tracked.
 func (t *Tracker) Packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) PacketResult {
+	if !p.IsTCP() {
+		return PacketResult{Dir: dir}
+	}
 	res := t.packet(f, p, dir)
 	s := t.sessions.At(f)
 	t.last.slot, t.last.dir, t.last.added, t.last.payload = nil, res.Dir, res.Added, p.Payload
@@ -201,7 +244,9 @@ type RawBuffer struct {
 	// FromPacket is set (inline) when the chunk is the packet's own payload, which was not
 	// wholly in the stream.
 	FromPacket bool
-	// End is the stream offset just past the last byte handed out; RawConsumed takes it.
+	// End is the raw progress this inspection reaches (Suricata's progress_out: past the
+	// data handed out, except that after a gap it is the start of the data past the gap,
+	// which is then seen again next time); RawConsumed takes it.
 	End uint64
 }
 
@@ -215,15 +260,32 @@ func (t *Tracker) Raw(f *flow.Flow, dir flow.Direction, pseudo bool, buf *RawBuf
 	if s == nil {
 		return false
 	}
-	if pseudo {
-		t.Counters.PseudoPackets++
+	return t.raw(s, dir, pseudo, false, buf)
+}
+
+// RawFlush is Raw for a rule that needs the data before the app progress (rules with
+// http.request_body or file.data: Suricata's SIG_FLAG_FLUSH): with a pending app-layer
+// trigger the data starts min-inspect-depth bytes before the app progress. Its End is not
+// the raw progress: only Raw's End (the prefilter's) goes to RawConsumed.
+func (t *Tracker) RawFlush(f *flow.Flow, dir flow.Direction, pseudo bool, buf *RawBuffer) bool {
+	buf.Chunks, buf.Offsets, buf.FromPacket, buf.End = buf.Chunks[:0], buf.Offsets[:0], false, 0
+	s := t.session(f)
+	if s == nil {
+		return false
 	}
-	return t.raw(s, dir, pseudo, buf)
+	return t.raw(s, dir, pseudo, true, buf)
+}
+
+// PseudoPacket counts a flow-end pseudo packet (tcp.pseudo); call it once for each pseudo
+// packet the pipeline makes for f.
+func (t *Tracker) PseudoPacket(f *flow.Flow, dir flow.Direction) {
+	t.Counters.PseudoPackets++
 }
 
 // RawConsumed moves the raw progress of f's direction dir to end (after detection inspected
-// the data Raw handed out). end 0 means no raw inspection consumed anything: the progress
-// then jumps to the app progress (or last_ack without an app layer), as Suricata's
+// the data Raw handed out). Call it only for a packet Raw returned true for (Suricata's
+// PKT_DETECT_HAS_STREAMDATA). end 0 means no rule consumed stream data: the progress then
+// jumps to the app progress (or last_ack without an app layer), as Suricata's
 // StreamReassembleRawUpdateProgress does.
 func (t *Tracker) RawConsumed(f *flow.Flow, dir flow.Direction, end uint64) {
 	if s := t.session(f); s != nil {
@@ -378,4 +440,35 @@ func (t *Tracker) State(f *flow.Flow) flow.TCPSessionState {
 		return s.state
 	}
 	return flow.TCPNone
+}
+
+// SessionReuse reports whether packet p of flow f (dir: its direction as the flow table
+// found it) starts a new session on the tuple, so that the flow table ends f (reason
+// tcp_reuse) and makes a new flow for p (TcpSessionPacketSsnReuse): a SYN, or with
+// midstream or async-oneside a SYN/ACK, on a flow whose session is at LAST_ACK or later,
+// NONE, or missing, or a SYN after TFO data was ignored; never a SYN repeating the ISN.
+func (t *Tracker) SessionReuse(f *flow.Flow, p *decode.Packet, dir flow.Direction) bool {
+	fl := p.TCPFlags
+	if fl&(thRST|thFIN) != 0 {
+		return false
+	}
+	syn := fl&(thSYN|thACK) == thSYN
+	synack := fl&(thSYN|thACK) == thSYN|thACK && (t.cfg.Midstream || t.cfg.AsyncOneside)
+	if !syn && !synack {
+		return false
+	}
+	s := t.session(f)
+	seq := Seq(p.TCPSeq)
+	switch {
+	case s == nil:
+		// a SYN/ACK from the server on a flow without a session is no reuse
+		return !(synack && dir == flow.ToClient)
+	case syn && dir == flow.ToServer && s.flags&ssnTFODataIgnored != 0:
+		return true
+	case syn && dir == flow.ToServer && s.client.isn == seq:
+		return false
+	case synack && dir == flow.ToClient && s.server.isn == seq:
+		return false
+	}
+	return s.state >= flow.TCPLastAck || s.state == flow.TCPNone
 }
