@@ -755,7 +755,7 @@ func TestDefaults(t *testing.T) {
 	// Without the key the reassembly depth is unlimited (StreamTcpReassemblyConfig).
 	check("Stream", s.Stream, Stream{Memcap: 64 << 20, ChecksumValidation: true, Inline: "auto", DropInvalid: true, Enabled: true,
 		Reassembly: Reassembly{Memcap: 256 << 20, Depth: 0, ToServerChunkSize: 2560, ToClientChunkSize: 2560,
-			RandomizeChunkSize: true, RandomizeChunkRange: 10, Raw: true, SegmentPrealloc: 2048}})
+			RandomizeChunkSize: true, RandomizeChunkRange: 10, Raw: true, SegmentPrealloc: 2048, MaxRegions: 8}})
 	check("Defrag", s.Defrag, Defrag{Memcap: 32 << 20, HashSize: 65536, Trackers: 65535, MaxFrags: 65535, Prealloc: true, Timeout: 60 * time.Second})
 	check("Detect", s.Detect, Detect{Profile: "medium", CustomToClientGroups: 20, CustomToServerGroups: 40,
 		TCPPriorityPorts: DefaultTCPPriorityPorts, UDPPriorityPorts: DefaultUDPPriorityPorts, SGHMPMContext: "auto",

@@ -268,6 +268,11 @@ type Reassembly struct {
 	CheckOverlapDifferentData bool
 	// MemcapPolicy is memcap-policy as written.
 	MemcapPolicy string
+	// UrgentPolicy and UrgentOOBLimitPolicy are urgent.policy and urgent.oob-limit-policy
+	// as written ("" when absent: Suricata's built-in inline).
+	UrgentPolicy, UrgentOOBLimitPolicy string
+	// MaxRegions is max-regions (default 8).
+	MaxRegions int
 }
 
 // Defrag is the defrag section.
@@ -459,6 +464,9 @@ func (c *Config) Settings() (*Settings, error) {
 			RandomizeChunkRange:       b.intRange("stream.reassembly.randomize-chunk-range", 10, 0, 100),
 			Raw:                       b.bool("stream.reassembly.raw", true),
 			SegmentPrealloc:           b.intRange("stream.reassembly.segment-prealloc", 2048, 0, 1<<31-1),
+			UrgentPolicy:              b.str("stream.reassembly.urgent.policy", ""),
+			UrgentOOBLimitPolicy:      b.str("stream.reassembly.urgent.oob-limit-policy", ""),
+			MaxRegions:                b.intRange("stream.reassembly.max-regions", 8, 0, 65535),
 			CheckOverlapDifferentData: b.bool("stream.reassembly.check-overlap-different-data", false),
 			MemcapPolicy:              b.str("stream.reassembly.memcap-policy", ""),
 		},

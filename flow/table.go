@@ -38,7 +38,7 @@ type Config struct {
 	// Reuse, when set, is asked about a TCP packet that found its flow: true ends that flow
 	// with reason tcp_reuse and starts a new one with the packet (Suricata's
 	// TcpSessionPacketSsnReuse: a new SYN on a closed session).
-	Reuse func(f *Flow, p *decode.Packet) bool
+	Reuse func(f *Flow, p *decode.Packet, dir Direction) bool
 }
 
 // FlowSize is the memory one flow accounts for against flow.memcap.
@@ -268,7 +268,7 @@ func (t *Table) Packet(p *decode.Packet) (*Flow, Direction) {
 // only a SYN can.
 func (t *Table) reused(f *Flow, p *decode.Packet) bool {
 	return t.cfg.Reuse != nil && p.TCPFlags&decode.TCPFlagSYN != 0 && f.Proto == decode.ProtoTCP &&
-		p.IsTCP() && t.cfg.Reuse(f, p)
+		p.IsTCP() && t.cfg.Reuse(f, p, f.direction(p))
 }
 
 // samePacketFlow reports whether p belongs to f, comparing the packet's tuple with the flow's

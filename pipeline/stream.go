@@ -45,10 +45,10 @@ func (w *worker) track(pc *packetCtx) {
 		return
 	}
 	res := st.t.Packet(f, p, pc.dir)
-	// No app layer reads the byte stream yet: storage is kept for raw inspection only
-	// (StreamTcpDisableAppLayer), or it would be held until the flow ends.
-	st.t.DisableApp(f)
 	pc.dir = res.Dir
+	if res.Modified {
+		p.FixTCPChecksum() // the inline stream engine rewrote overlapping bytes
+	}
 	w.flows.Refresh(f)
 	p.StreamAdded = res.Added
 	pc.streamInvalid = res.Invalid
@@ -121,6 +121,7 @@ func (w *worker) pseudoPacket(f *flow.Flow, dir flow.Direction) {
 		p.Timestamp = f.Last()
 	}
 	f.SetPacketEstablished(true)
+	st.t.PseudoPacket(f, dir)
 	st.raw.Chunks = st.raw.Chunks[:0]
 	p.StreamData = st.t.Raw(f, dir, true, &st.raw)
 	cs, ok := st.t.StreamSize(f, stream.Client)

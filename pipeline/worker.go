@@ -51,6 +51,7 @@ func newWorker(id, n int, cfg *Config) (*worker, error) {
 		w.stream = newStreamStage(*cfg.Stream, n)
 		fc.ExternalTCP = true
 		fc.Defer = w.deferEnd
+		fc.Reuse = w.stream.t.SessionReuse
 	}
 	w.flows = flow.NewTable(fc, cfg.FlowHashSize/n, cfg.FlowPrealloc/n)
 	dc := cfg.Defrag

@@ -44,7 +44,7 @@ type conv struct {
 }
 
 func defaultConfig() Config {
-	return Config{Raw: true, ToServerChunk: 2560, ToClientChunk: 2560, ReassemblyMemcap: 64 << 20,
+	return Config{Raw: true, AppLayer: true, ToServerChunk: 2560, ToClientChunk: 2560, ReassemblyMemcap: 64 << 20,
 		Memcap: 64 << 20, SegmentPrealloc: 64}
 }
 

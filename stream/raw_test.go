@@ -353,3 +353,34 @@ func TestAppUpdateOpposing(t *testing.T) {
 		t.Errorf("response on the client's ACK: %q", d)
 	}
 }
+
+// Without an app layer a session keeps its data for raw inspection only, and with raw
+// inspection off too nothing is stored (StreamTcpPruneSession: APP_LAYER_DISABLED and
+// DISABLE_RAW make the streams NOREASSEMBLY).
+func TestNoAppLayer(t *testing.T) {
+	data := strings.Repeat("y", 3*PageSize)
+	for _, raw := range []bool{false, true} {
+		cfg := smallChunks(1)
+		cfg.AppLayer, cfg.Raw = false, raw
+		c := established(t, cfg)
+		c.send(pkt{flags: fPA, seq: cISN + 1, ack: sISN + 1, data: data})
+		c.send(pkt{fromServer: true, flags: fACK, seq: sISN + 1, ack: cISN + 1 + uint32(len(data))})
+		if d, _ := c.app(flow.ToServer); len(d) != 0 {
+			t.Errorf("raw=%v: app layer data %d bytes without an app layer", raw, len(d))
+		}
+		if !raw {
+			if n := c.tr.Pool().InUse(); n != 0 {
+				t.Errorf("raw=false: %d bytes stored with neither app layer nor raw inspection", n)
+			}
+			continue
+		}
+		c.send(pkt{flags: fACK, seq: cISN + 1 + uint32(len(data)), ack: sISN + 1})
+		if got := c.raw(flow.ToServer, false); len(got) != 1 || len(got[0]) != len(data) {
+			t.Fatalf("raw=true: raw %d chunks", len(got))
+		}
+		c.tr.Prune(c.f, flow.ToServer)
+		if n := c.tr.Pool().InUse(); n != 0 {
+			t.Errorf("raw=true: %d bytes in use after raw inspection consumed the data", n)
+		}
+	}
+}

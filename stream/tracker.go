@@ -29,10 +29,18 @@ type Config struct {
 	ToServerChunk, ToClientChunk uint32
 	// Raw is stream.reassembly.raw: keep raw stream data for inspection.
 	Raw bool
+	// AppLayer says an app layer reads the byte stream (AppData). Without one a session
+	// starts with its app-layer reassembly disabled (StreamTcpDisableAppLayer), and without
+	// raw inspection either its streams are not reassembled at all (StreamTcpPruneSession's
+	// NOREASSEMBLY, from the session's first packet rather than its first prune).
+	AppLayer bool
 	// CheckOverlapDiff is stream.reassembly.check-overlap-different-data.
 	CheckOverlapDiff bool
 	// PolicyFor gives the OS policy of a destination address (host-os-policy); nil: bsd.
 	PolicyFor func(dst netip.Addr) Policy
+	// MaxRegions is stream.reassembly.max-regions, as Reassembly.SetMaxRegions takes it
+	// (0: Suricata's default 8; negative: no limit, Suricata's 0).
+	MaxRegions int
 	// MaxSynQueued and MaxSynAckQueued are max-syn-queued and max-synack-queued.
 	MaxSynQueued, MaxSynAckQueued int
 	// Urgent is stream.reassembly.urgent.policy (zero value: inline, Suricata's built-in

@@ -33,9 +33,24 @@ func streamConfig(st *config.Settings, ips, raw bool) (*stream.Config, error) {
 		ToServerChunk:    chunkSize(r.ToServerChunkSize, r.RandomizeChunkSize, r.RandomizeChunkRange),
 		ToClientChunk:    chunkSize(r.ToClientChunkSize, r.RandomizeChunkSize, r.RandomizeChunkRange),
 		Raw:              r.Raw && raw,
+		AppLayer:         false, // no app-layer parser reads the byte stream yet
 		CheckOverlapDiff: r.CheckOverlapDifferentData || inline,
+		MaxRegions:       maxRegions(r.MaxRegions),
 		MaxSynQueued:     10,
 		MaxSynAckQueued:  5,
+	}
+	for _, u := range []struct {
+		key, v string
+		dst    *stream.UrgentPolicy
+	}{{"urgent.policy", r.UrgentPolicy, &cfg.Urgent}, {"urgent.oob-limit-policy", r.UrgentOOBLimitPolicy, &cfg.UrgentOOBLimit}} {
+		if u.v == "" {
+			continue
+		}
+		p, ok := stream.ParseUrgentPolicy(u.v)
+		if !ok {
+			return nil, fmt.Errorf("stream.reassembly.%s: unknown policy %q (inline, oob, gap or drop)", u.key, u.v)
+		}
+		*u.dst = p
 	}
 	pf, err := hostOSPolicies(s.HostOSPolicy)
 	if err != nil {
@@ -87,4 +102,13 @@ func hostOSPolicies(entries []config.HostOSPolicy) (func(netip.Addr) stream.Poli
 		}
 		return stream.PolicyBSD
 	}, nil
+}
+
+// maxRegions maps stream.reassembly.max-regions to Reassembly.SetMaxRegions: 0 in the
+// configuration means no limit.
+func maxRegions(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
