@@ -44,12 +44,15 @@ func (w *worker) track(pc *packetCtx) {
 		}
 		return
 	}
+	state := f.State
 	res := st.t.Packet(f, p, pc.dir)
 	pc.dir = res.Dir
 	if res.Modified {
 		p.FixTCPChecksum() // the inline stream engine rewrote overlapping bytes
 	}
-	w.flows.Refresh(f)
+	if f.State != state {
+		w.flows.Refresh(f) // the timeout follows the new state
+	}
 	p.StreamAdded = res.Added
 	pc.streamInvalid = res.Invalid
 	if w.tc == nil {

@@ -221,7 +221,7 @@ func (s *Session) streamOf(dir flow.Direction) *Stream {
 }
 
 // packet is StreamTcp + StreamTcpPacket.
-func (t *Tracker) packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) PacketResult {
+func (t *Tracker) packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) {
 	t.res = PacketResult{Dir: dir}
 	res := &t.res
 	fl := p.TCPFlags
@@ -242,12 +242,13 @@ func (t *Tracker) packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) Pac
 		res.Established = est
 		res.StreamEst = est
 		f.SetPacketEstablished(est)
-		return *res
+		return
 	}
 	res.Established = est
 	t.cur = p
 
-	c := &t.pc
+	var cv pctx // on the stack: the handlers take it by pointer and keep it no longer than the call
+	c := &cv
 	*c = pctx{f: f, p: p, res: res, seq: Seq(p.TCPSeq), ack: Seq(p.TCPAck), win: p.TCPWindow,
 		flags: fl, plen: uint32(len(p.Payload)), toServer: dir == flow.ToServer,
 		tsSec: uint32(p.Timestamp.Unix())}
@@ -267,7 +268,7 @@ func (t *Tracker) packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) Pac
 		res.StreamEst = s != nil && s.state >= flow.TCPEstablished
 		f.SetPacketEstablished(res.Established)
 		c.f, c.p, c.res = nil, nil, nil
-		return *res
+		return
 	}
 
 	ok := true
@@ -291,7 +292,7 @@ func (t *Tracker) packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) Pac
 	res.Added = c.added
 	f.SetPacketEstablished(res.Established)
 	c.f, c.p, c.res = nil, nil, nil
-	return *res
+	return
 }
 
 // trackFlags keeps the flags seen (ssn->tcp_packet_flags and per stream) and f.TCP's copy.

@@ -168,7 +168,6 @@ type Tracker struct {
 	sessions flow.Slots[Session]
 	ssnMem   uint64
 
-	pc  pctx           // the packet being handled
 	res PacketResult   // its result
 	cur *decode.Packet // the packet last given to Packet (events found by AppData)
 	// last is the latest packet's payload placement, for inline raw inspection.
@@ -233,14 +232,16 @@ func (t *Tracker) Packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) Pac
 	if !p.IsTCP() {
 		return PacketResult{Dir: dir}
 	}
-	res := t.packet(f, p, dir)
-	s := t.sessions.At(f)
-	t.last.slot, t.last.dir, t.last.added, t.last.payload = nil, res.Dir, res.Added, p.Payload
-	if s.active {
-		t.last.slot = s.streamOf(res.Dir)
-		t.last.offset = res.Offset
+	t.packet(f, p, dir)
+	res := &t.res
+	if t.cfg.Inline { // the placement the inline raw window needs (raw.go)
+		t.last.slot, t.last.dir, t.last.added, t.last.payload = nil, res.Dir, res.Added, p.Payload
+		if s := t.sessions.At(f); s.active {
+			t.last.slot = s.streamOf(res.Dir)
+			t.last.offset = res.Offset
+		}
 	}
-	return res
+	return *res
 }
 
 // RawBuffer receives the raw stream data a packet inspects: one chunk per contiguous block
