@@ -12,6 +12,7 @@ const (
 	ReasonThreshold
 	ReasonFlowDrop
 	ReasonStreamError
+	ReasonStreamMidstream
 	ReasonFWRules
 	ReasonFWDefaultPacketPolicy
 	ReasonFWDefaultAppPolicy
@@ -26,6 +27,7 @@ var reasonNames = [numReasons]struct{ text, stat string }{
 	ReasonThreshold:             {"threshold detection_filter", "ips.drop_reason.threshold_detection_filter"},
 	ReasonFlowDrop:              {"flow drop", "ips.drop_reason.flow_drop"},
 	ReasonStreamError:           {"stream error", "ips.drop_reason.stream_error"},
+	ReasonStreamMidstream:       {"stream midstream", "ips.drop_reason.stream_midstream"},
 	ReasonFWRules:               {"firewall rules", "firewall.drop_reason.rules"},
 	ReasonFWDefaultPacketPolicy: {"firewall default packet policy", "firewall.drop_reason.default_packet_policy"},
 	ReasonFWDefaultAppPolicy:    {"firewall default app policy", "firewall.drop_reason.default_app_policy"},

@@ -55,6 +55,9 @@ func (w *worker) track(pc *packetCtx) {
 	}
 	p.StreamAdded = res.Added
 	pc.streamInvalid = res.Invalid
+	if res.Exception != stream.ExceptionIgnore {
+		w.midstreamException(pc, res.Exception)
+	}
 	if w.tc == nil {
 		return
 	}
@@ -153,4 +156,30 @@ func (w *worker) alertPayload(pc *packetCtx, fl alert.Flags) *output.AlertPayloa
 	st.logBuf = st.t.LogData(pc.f, pc.dir, st.logBuf[:0], o.PayloadBufferSize)
 	st.payload = output.AlertPayload{StreamMatch: true, Stream: st.logBuf}
 	return &st.payload
+}
+
+// midstreamException applies stream.midstream-policy to a packet of a flow without a session
+// (ExceptionPolicyApply): drop-flow and the rejects (inline) drop the flow and the packet,
+// drop-packet the packet, pass-flow and bypass pass the flow, pass-packet skips the packet's
+// inspection. The drop reason is "stream midstream".
+func (w *worker) midstreamException(pc *packetCtx, e stream.ExceptionPolicy) {
+	f := pc.f
+	switch e {
+	case stream.ExceptionReject, stream.ExceptionRejectBoth, stream.ExceptionDropFlow:
+		if !w.cfg.IPS {
+			return
+		}
+		if f.Action == flow.ActionNone || f.Action == flow.ActionAccept {
+			f.Action = flow.ActionDrop
+		}
+		pc.exceptionDrop = true
+	case stream.ExceptionDropPacket:
+		pc.exceptionDrop = w.cfg.IPS
+	case stream.ExceptionPassFlow, stream.ExceptionBypassFlow:
+		if f.Action == flow.ActionNone {
+			f.Action = flow.ActionPass
+		}
+	case stream.ExceptionPassPacket:
+		pc.noInspect = true
+	}
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"encoding/binary"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/detect"
 	"github.com/meerkat-ids/meerkat/rules"
+	"github.com/meerkat-ids/meerkat/stream"
 )
 
 // seqFrame is frame with sequence and acknowledgement numbers (checksums left zero).
@@ -77,5 +79,49 @@ func TestStreamWorkerAllocatesNothing(t *testing.T) {
 	}
 	if w.stream.t.Pool().InUse() > 64<<10 {
 		t.Errorf("%d bytes held for one in-order session: raw inspection is not releasing", w.stream.t.Pool().InUse())
+	}
+}
+
+// TestMidstreamPolicyDrops: in IPS mode without midstream pickup, stream.midstream-policy's
+// drop-flow (what auto gives there) drops the first packet of a flow seen without its
+// handshake (reason "stream midstream") and the rest of the flow with it ("flow drop"), as
+// Suricata's ExceptionPolicyApply does; a flow with a handshake is untouched.
+func TestMidstreamPolicyDrops(t *testing.T) {
+	r, err := rules.Parse(`alert tcp any any -> any any (content:"nothing-here"; sid:1;)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _, err := detect.Build([]*rules.Rule{r}, detect.Config{IPS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	cfg := testConfig(RunmodeSingle)
+	cfg.Engine, cfg.IPS = e, true
+	cfg.Stream = benchStreamConfig()
+	cfg.Stream.MidstreamPolicy = stream.ExceptionDropFlow
+	c, s, c2 := [4]byte{10, 0, 0, 1}, [4]byte{10, 0, 0, 2}, [4]byte{10, 0, 0, 3}
+	ts := time.Unix(1700000000, 0)
+	var frames []capture.Frame
+	add := func(b []byte) {
+		frames = append(frames, capture.Frame{Data: b, Timestamp: ts.Add(time.Duration(len(frames)) * time.Millisecond),
+			LinkType: decode.LinkTypeEthernet, Cnt: uint64(len(frames) + 1)})
+	}
+	// Midstream: data and its ACK, no handshake.
+	add(seqFrame(c, s, 40000, 80, 100, 500, decode.TCPFlagACK|decode.TCPFlagPSH, "hello"))
+	add(seqFrame(s, c, 80, 40000, 500, 105, decode.TCPFlagACK, ""))
+	// With a handshake.
+	add(seqFrame(c2, s, 40001, 80, 1000, 0, decode.TCPFlagSYN, ""))
+	add(seqFrame(s, c2, 80, 40001, 9000, 1001, decode.TCPFlagSYN|decode.TCPFlagACK, ""))
+	add(seqFrame(c2, s, 40001, 80, 1001, 9001, decode.TCPFlagACK, ""))
+	res, err := Run(context.Background(), &memSource{frames: frames}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]uint64{"ips.drop_reason.stream_midstream": 1, "ips.drop_reason.flow_drop": 1,
+		"ips.blocked": 2, "ips.accepted": 3} {
+		if got := res.Stats.Value(name); got != want {
+			t.Errorf("%s = %d, want %d", name, got, want)
+		}
 	}
 }

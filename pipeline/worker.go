@@ -140,6 +140,9 @@ type packetCtx struct {
 	dir flow.Direction
 	// streamInvalid: the stream engine rejected the packet as a stream error.
 	streamInvalid bool
+	// exceptionDrop: stream.midstream-policy drops the packet (IPS); noInspect: it passes
+	// the packet without inspection (pass-packet).
+	exceptionDrop, noInspect bool
 }
 
 // handle runs one decoded packet through the flow table and detection, logs its alerts and
@@ -221,6 +224,16 @@ func (w *worker) pre(p *decode.Packet) packetCtx {
 // (RuleActionToFlow), which the flow record shows as flow.action.
 func (w *worker) inspect(pc *packetCtx) bool {
 	f := pc.f
+	if pc.exceptionDrop {
+		w.drop(pc, alert.ReasonStreamMidstream, nil, false)
+		return false
+	}
+	if pc.noInspect {
+		if w.cfg.IPS {
+			w.ips.Accepted++
+		}
+		return false
+	}
 	if f != nil && (f.Action == flow.ActionPass || f.Action == flow.ActionDrop) {
 		if w.cfg.IPS {
 			if f.Action == flow.ActionDrop {
@@ -251,6 +264,9 @@ func (w *worker) inspectFirewall(pc *packetCtx) {
 	v := &tc.Verdict
 	if f == nil && v.Dropped() {
 		return // dropped by the pre_flow hook
+	}
+	if pc.exceptionDrop {
+		v.Drop(alert.ActionDrop, alert.ReasonStreamMidstream)
 	}
 	switch {
 	case f != nil && f.Action == flow.ActionDrop:

@@ -14,7 +14,8 @@ func (t *Tracker) stateNone(s *Session, c *pctx) bool {
 		return false
 
 	case c.has(thFIN):
-		if !t.cfg.Midstream || c.plen == 0 {
+		c.res.Exception = t.cfg.MidstreamPolicy
+		if !t.cfg.Midstream || c.plen == 0 || !t.midstreamAllowed() {
 			t.event(c, decode.EventStreamFinButNoSession)
 			return false
 		}
@@ -34,7 +35,8 @@ func (t *Tracker) stateNone(s *Session, c *pctx) bool {
 		s.flags |= ssnSackOK
 
 	case c.flags&(thSYN|thACK) == thSYN|thACK:
-		if !t.cfg.Midstream && !t.cfg.AsyncOneside {
+		c.res.Exception = t.cfg.MidstreamPolicy
+		if !t.cfg.Midstream && !t.cfg.AsyncOneside || !t.midstreamAllowed() {
 			return true
 		}
 		if !s.active {
@@ -125,7 +127,8 @@ func (t *Tracker) stateNone(s *Session, c *pctx) bool {
 		}
 
 	case c.has(thACK):
-		if !t.cfg.Midstream {
+		c.res.Exception = t.cfg.MidstreamPolicy
+		if !t.cfg.Midstream || !t.midstreamAllowed() {
 			return true
 		}
 		if !s.active {
@@ -173,4 +176,10 @@ func (t *Tracker) midstreamSeqs(s *Session, c *pctx, next Seq) {
 	} else {
 		s.server.lastTS, s.client.lastTS = 0, 0
 	}
+}
+
+// midstreamAllowed reports whether stream.midstream-policy lets a session be picked up
+// midstream: only when it is ignore (not set) or pass-flow.
+func (t *Tracker) midstreamAllowed() bool {
+	return t.cfg.MidstreamPolicy == ExceptionIgnore || t.cfg.MidstreamPolicy == ExceptionPassFlow
 }

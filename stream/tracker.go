@@ -13,10 +13,14 @@ import (
 
 // Config is the stream engine's configuration (suricata.yaml stream.*, host-os-policy).
 type Config struct {
-	Midstream    bool // stream.midstream
-	AsyncOneside bool // stream.async-oneside
-	Inline       bool // stream.inline, resolved (auto: IPS mode)
-	DropInvalid  bool // stream.drop-invalid (inline only)
+	Midstream bool // stream.midstream
+	// MidstreamPolicy is stream.midstream-policy, resolved (MidstreamPolicy): applied to the
+	// first packet of a flow without a session that is not a SYN; only ignore and pass-flow
+	// let midstream pickup happen.
+	MidstreamPolicy ExceptionPolicy
+	AsyncOneside    bool // stream.async-oneside
+	Inline          bool // stream.inline, resolved (auto: IPS mode)
+	DropInvalid     bool // stream.drop-invalid (inline only)
 	// Memcap is stream.memcap: the bytes sessions may take.
 	Memcap uint64
 	// ReassemblyMemcap is stream.reassembly.memcap; SegmentPrealloc its segment-prealloc.
@@ -211,6 +215,10 @@ type PacketResult struct {
 	// Modified is PKT_STREAM_MODIFIED (inline): overlapping payload bytes were overwritten
 	// with the stream's accepted ones, so the checksum is to be recomputed.
 	Modified bool
+	// Exception is the exception policy applied to the packet (stream.midstream-policy on a
+	// packet without a session), ExceptionIgnore for none: the caller drops or passes the
+	// packet or its flow as it says (drop reason "stream midstream").
+	Exception ExceptionPolicy
 	// Drop says the stream engine drops the packet whatever drop-invalid says: URG with the
 	// drop policy (inline), or past the OOB limit with its drop policy.
 	Drop bool

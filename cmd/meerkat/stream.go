@@ -52,6 +52,11 @@ func streamConfig(st *config.Settings, ips, raw bool) (*stream.Config, error) {
 		}
 		*u.dst = p
 	}
+	mp, err := stream.MidstreamPolicy(s.MidstreamPolicy, st.ExceptionPolicy, s.Midstream, ips)
+	if err != nil {
+		return nil, err
+	}
+	cfg.MidstreamPolicy = mp
 	pf, err := hostOSPolicies(s.HostOSPolicy)
 	if err != nil {
 		return nil, err
