@@ -55,7 +55,8 @@ type FileSource struct {
 	file io.Closer    // the open file (nil for in-memory readers)
 	gz   *gzip.Reader // non-nil for a gzip-compressed file
 
-	pcap     *pcapgo.Reader
+	pcap     *pcapReader   // non-nil for a pcap file: &pcapr
+	pcapr    pcapReader
 	pcapBuf  *bufio.Reader // what pcap reads from, when it is not a legacyPcap
 	pcapBE   bool          // the pcap file is big-endian
 	ng       *pcapgo.NgReader
@@ -154,16 +155,14 @@ func newSourceSize(name string, r io.Reader, size int64) (*FileSource, error) {
 				s.pcapBuf = nil
 			}
 		}
-		pr, err := pcapgo.NewReader(src)
-		if err != nil {
+		pr := &s.pcapr
+		if err := pr.open(src); err != nil {
 			s.closeGzip()
 			return nil, fmt.Errorf("capture: %s: bad pcap file header: %s", name, headerErr(err))
 		}
-		if pr.Snaplen() > maxPcapRecord {
-			pr.SetSnaplen(maxPcapRecord)
-		}
+		pr.snaplen = min(pr.snaplen, maxPcapRecord)
 		s.pcap = pr
-		s.linkType = decode.LinkType(pr.LinkType())
+		s.linkType = decode.LinkType(pr.linkType)
 	case formatPcapng:
 		s.filter = newNgFilter(br)
 		ng, err := pcapgo.NewNgReader(bufio.NewReaderSize(s.filter, bufSize(min(size, ngBufSize))),
@@ -271,7 +270,7 @@ func (s *FileSource) Next(f *Frame) error {
 				fixPcapLengths(h, s.pcapBE)
 			}
 		}
-		data, ci, err = s.pcap.ZeroCopyReadPacketData()
+		data, ci.Timestamp, ci.CaptureLength, ci.Length, err = s.pcap.next()
 		if err == io.EOF && ci.CaptureLength > 0 {
 			// The record header was read but none of its data: io.ReadFull says io.EOF.
 			err = io.ErrUnexpectedEOF
