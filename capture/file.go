@@ -19,12 +19,12 @@ import (
 )
 
 const (
-	// readBufSize is the read buffer under pcapgo (and under gzip's output), for files of
-	// this size or more.
+	// readBufSize is the read buffer under the pcap and pcapng readers (and under gzip's
+	// output), for files of this size or more.
 	readBufSize = 1 << 17
-	// maxPcapRecord is the longest pcap record accepted: libpcap's MAXIMUM_SNAPLEN. pcapgo
-	// takes records up to max(file snap length, 256 KiB); a file may declare a snap length of
-	// 4 GiB, so the snap length is clamped to this before reading.
+	// maxPcapRecord is the longest pcap record accepted: libpcap's MAXIMUM_SNAPLEN. pcapReader
+	// (as pcapgo) takes records up to max(file snap length, 256 KiB); a file may declare a snap
+	// length of 4 GiB, so the snap length is clamped to this before reading.
 	maxPcapRecord = 262144
 )
 
@@ -198,7 +198,7 @@ func newSourceReuse(name string, r io.Reader, size int64, re *reuse) (*FileSourc
 	}
 	switch fm {
 	case formatPcap:
-		var src io.Reader = br // a *bufio.Reader: pcapgo reads from it directly
+		var src io.Reader = br // pcapReader reads from it directly
 		s.pcapBuf = br
 		if h, _ := br.Peek(pcapHdrLen); len(h) == pcapHdrLen {
 			var order binary.ByteOrder = binary.LittleEndian
@@ -375,9 +375,9 @@ func (s *FileSource) Next(f *Frame) error {
 }
 
 // fixPcapLengths raises the wire length of the pcap record header h to its captured length
-// when it is smaller. libpcap, and so Suricata, reads such a record; pcapgo refuses it and
-// stops. h is the header as peeked in the buffer pcapgo reads next, so the fix is made in
-// place, before pcapgo sees it.
+// when it is smaller. libpcap, and so Suricata, reads such a record; pcapReader (as pcapgo)
+// refuses it and stops. h is the header as peeked in the buffer pcapReader reads next, so the
+// fix is made in place, before pcapReader sees it.
 func fixPcapLengths(h []byte, bigEndian bool) {
 	if bigEndian {
 		if caplen := binary.BigEndian.Uint32(h[8:12]); caplen > binary.BigEndian.Uint32(h[12:16]) {
@@ -390,7 +390,7 @@ func fixPcapLengths(h []byte, bigEndian bool) {
 	}
 }
 
-// readErr turns an error from pcapgo into the error Next returns.
+// readErr turns an error from pcapReader or pcapgo into the error Next returns.
 func (s *FileSource) readErr(err error) error {
 	if f := s.filter; f != nil && f.err != nil && f.err != io.EOF &&
 		(err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), f.err.Error())) {
