@@ -38,6 +38,8 @@ func OpenPath(path string) (Source, error) {
 type DirSource struct {
 	dir      string
 	files    []string // captures not yet opened, in name order
+	sizes    []int64  // their sizes, as OpenDir found them
+	re       reuse    // what the files share, one after another
 	cur      *FileSource
 	cnt      uint64       // Cnt of the last frame delivered
 	read     atomic.Int64 // bytes read from the directory's files so far
@@ -81,6 +83,7 @@ func OpenDir(dir string) (*DirSource, error) {
 			continue
 		}
 		d.files = append(d.files, path)
+		d.sizes = append(d.sizes, st.Size())
 		d.size += st.Size()
 	}
 	if len(d.files) == 0 {
@@ -144,9 +147,9 @@ func (d *DirSource) Next(f *Frame) error {
 			if len(d.files) == 0 {
 				return io.EOF
 			}
-			path := d.files[0]
-			d.files = d.files[1:]
-			s, err := openFile(path, &d.read)
+			path, size := d.files[0], d.sizes[0]
+			d.files, d.sizes = d.files[1:], d.sizes[1:]
+			s, err := openFile(path, &d.read, &d.re, size)
 			if err != nil {
 				d.warn(err.Error() + "; skipped")
 				continue
@@ -188,7 +191,7 @@ func (d *DirSource) Close() error {
 		return nil
 	}
 	d.closed = true
-	d.files = nil
+	d.files, d.sizes = nil, nil
 	if d.cur != nil {
 		err := d.cur.Close()
 		d.cur = nil

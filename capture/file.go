@@ -19,12 +19,12 @@ import (
 )
 
 const (
-	// readBufSize is the read buffer under pcapgo (and under gzip's output), for files of
-	// this size or more.
+	// readBufSize is the read buffer under the pcap and pcapng readers (and under gzip's
+	// output), for files of this size or more.
 	readBufSize = 1 << 17
-	// maxPcapRecord is the longest pcap record accepted: libpcap's MAXIMUM_SNAPLEN. pcapgo
-	// takes records up to max(file snap length, 256 KiB); a file may declare a snap length of
-	// 4 GiB, so the snap length is clamped to this before reading.
+	// maxPcapRecord is the longest pcap record accepted: libpcap's MAXIMUM_SNAPLEN. pcapReader
+	// (as pcapgo) takes records up to max(file snap length, 256 KiB); a file may declare a snap
+	// length of 4 GiB, so the snap length is clamped to this before reading.
 	maxPcapRecord = 262144
 )
 
@@ -52,10 +52,12 @@ const (
 // implements Source. A FileSource is not safe for concurrent use.
 type FileSource struct {
 	path string
+	re   *reuse       // where the source and its buffers live (directory mode), or nil
 	file io.Closer    // the open file (nil for in-memory readers)
 	gz   *gzip.Reader // non-nil for a gzip-compressed file
 
-	pcap     *pcapgo.Reader
+	pcap     *pcapReader // non-nil for a pcap file: &pcapr
+	pcapr    pcapReader
 	pcapBuf  *bufio.Reader // what pcap reads from, when it is not a legacyPcap
 	pcapBE   bool          // the pcap file is big-endian
 	ng       *pcapgo.NgReader
@@ -73,19 +75,33 @@ type FileSource struct {
 // OpenFile opens a pcap or pcapng capture file, plain or gzip-compressed. The format is told
 // by the file's magic bytes, never by its name. A file that is not a capture fails with an
 // error that wraps ErrNotCapture, names the file and says why.
-func OpenFile(path string) (*FileSource, error) { return openFile(path, new(atomic.Int64)) }
+func OpenFile(path string) (*FileSource, error) {
+	return openFile(path, new(atomic.Int64), nil, -1)
+}
 
-// openFile is OpenFile, counting the bytes read from the file in read.
-func openFile(path string, read *atomic.Int64) (*FileSource, error) {
+// openFile is OpenFile, counting the bytes read from the file in read. With re, the source
+// is built in re and takes its buffers from there (see reuse); it is valid until the next
+// call with the same re. A size of 0 or more is the file's, known to be a regular file: the
+// file is not stat'ed again.
+func openFile(path string, read *atomic.Int64, re *reuse, known int64) (*FileSource, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("capture: %w", err)
 	}
 	size, regular := int64(readBufSize), int64(0)
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+	if known >= 0 {
+		size, regular = known, known
+	} else if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 		size, regular = st.Size(), st.Size()
 	}
-	s, err := newSourceSize(path, countingReader{f, read}, size)
+	var r io.Reader
+	if re != nil {
+		re.cr = countingReader{f, read}
+		r = &re.cr
+	} else {
+		r = countingReader{f, read}
+	}
+	s, err := newSourceReuse(path, r, size, re)
 	if err != nil {
 		_ = f.Close()
 		return nil, err
@@ -128,7 +144,48 @@ func newSource(name string, r io.Reader) (*FileSource, error) {
 // newSourceSize is newSource for a stream of (about) size bytes: a small file gets a smaller
 // read buffer, which matters in directory mode and under the fuzzer.
 func newSourceSize(name string, r io.Reader, size int64) (*FileSource, error) {
-	s := &FileSource{path: name}
+	return newSourceReuse(name, r, size, nil)
+}
+
+// reuse holds what the files of a DirSource, read one after another, share: the FileSource
+// itself, its read buffers, gzip reader, pcapng block filter and pcap record buffer. Opening
+// a small file then allocates next to nothing beyond what the system and pcapgo's pcapng
+// reader need.
+type reuse struct {
+	src    FileSource
+	cr     countingReader
+	br     *bufio.Reader // the file's bytes
+	gzbr   *bufio.Reader // the decompressed bytes of a gzip file
+	gz     *gzip.Reader
+	ngbr   *bufio.Reader // between the pcapng block filter and pcapgo
+	filter ngFilter
+}
+
+// bufReader returns a buffered reader of r of at least size bytes: *slot reset onto r when
+// it is big enough, else a new one left in *slot. Without re (slot nil) it is a new one.
+func bufReader(slot **bufio.Reader, r io.Reader, size int) *bufio.Reader {
+	if slot == nil {
+		return bufio.NewReaderSize(r, size)
+	}
+	if b := *slot; b != nil && b.Size() >= size {
+		b.Reset(r)
+		return b
+	}
+	*slot = bufio.NewReaderSize(r, size)
+	return *slot
+}
+
+// newSourceReuse is newSourceSize, building the source in re when re is not nil.
+func newSourceReuse(name string, r io.Reader, size int64, re *reuse) (*FileSource, error) {
+	var s *FileSource
+	if re != nil {
+		s = &re.src
+		buf := s.pcapr.buf
+		*s = FileSource{path: name, re: re}
+		s.pcapr.buf = buf
+	} else {
+		s = &FileSource{path: name}
+	}
 	var br *bufio.Reader
 	head, compressed, err := s.sniff(r, size, &br)
 	if err != nil {
@@ -141,7 +198,7 @@ func newSourceSize(name string, r io.Reader, size int64) (*FileSource, error) {
 	}
 	switch fm {
 	case formatPcap:
-		var src io.Reader = br // a *bufio.Reader: pcapgo reads from it directly
+		var src io.Reader = br // pcapReader reads from it directly
 		s.pcapBuf = br
 		if h, _ := br.Peek(pcapHdrLen); len(h) == pcapHdrLen {
 			var order binary.ByteOrder = binary.LittleEndian
@@ -154,19 +211,23 @@ func newSourceSize(name string, r io.Reader, size int64) (*FileSource, error) {
 				s.pcapBuf = nil
 			}
 		}
-		pr, err := pcapgo.NewReader(src)
-		if err != nil {
+		pr := &s.pcapr
+		if err := pr.open(src); err != nil {
 			s.closeGzip()
 			return nil, fmt.Errorf("capture: %s: bad pcap file header: %s", name, headerErr(err))
 		}
-		if pr.Snaplen() > maxPcapRecord {
-			pr.SetSnaplen(maxPcapRecord)
-		}
+		pr.snaplen = min(pr.snaplen, maxPcapRecord)
 		s.pcap = pr
-		s.linkType = decode.LinkType(pr.LinkType())
+		s.linkType = decode.LinkType(pr.linkType)
 	case formatPcapng:
-		s.filter = newNgFilter(br)
-		ng, err := pcapgo.NewNgReader(bufio.NewReaderSize(s.filter, bufSize(min(size, ngBufSize))),
+		var ngbr **bufio.Reader
+		if re != nil {
+			re.filter = ngFilter{r: br}
+			s.filter, ngbr = &re.filter, &re.ngbr
+		} else {
+			s.filter = newNgFilter(br)
+		}
+		ng, err := pcapgo.NewNgReader(bufReader(ngbr, s.filter, bufSize(min(size, ngBufSize))),
 			pcapgo.NgReaderOptions{WantMixedLinkType: true})
 		if err != nil {
 			s.closeGzip()
@@ -183,7 +244,11 @@ func newSourceSize(name string, r io.Reader, size int64) (*FileSource, error) {
 // sniff sets *br to a buffered reader of the capture's bytes (decompressed when r is gzip)
 // and returns up to its first four bytes.
 func (s *FileSource) sniff(r io.Reader, size int64, br **bufio.Reader) ([]byte, bool, error) {
-	b := bufio.NewReaderSize(r, bufSize(size))
+	var brSlot, gzSlot **bufio.Reader
+	if s.re != nil {
+		brSlot, gzSlot = &s.re.br, &s.re.gzbr
+	}
+	b := bufReader(brSlot, r, bufSize(size))
 	head, err := b.Peek(2)
 	if err != nil && err != io.EOF {
 		return nil, false, fmt.Errorf("capture: %s: %w", s.path, err)
@@ -191,12 +256,21 @@ func (s *FileSource) sniff(r io.Reader, size int64, br **bufio.Reader) ([]byte, 
 	compressed := len(head) == 2 && binary.BigEndian.Uint16(head) == magicGzip
 	if compressed {
 		// The decompressed bytes get their own big buffer: pcapgo reads from it.
-		gz, err := gzip.NewReader(b)
+		var gz *gzip.Reader
+		if s.re != nil && s.re.gz != nil {
+			gz = s.re.gz
+			err = gz.Reset(b)
+		} else {
+			gz, err = gzip.NewReader(b)
+			if s.re != nil && err == nil {
+				s.re.gz = gz
+			}
+		}
 		if err != nil {
 			return nil, true, fmt.Errorf("capture: %s: bad gzip stream: %s", s.path, headerErr(err))
 		}
 		s.gz = gz
-		b = bufio.NewReaderSize(gz, bufSize(16*size))
+		b = bufReader(gzSlot, gz, bufSize(16*size))
 	}
 	head, err = b.Peek(4)
 	if err != nil && err != io.EOF {
@@ -271,7 +345,7 @@ func (s *FileSource) Next(f *Frame) error {
 				fixPcapLengths(h, s.pcapBE)
 			}
 		}
-		data, ci, err = s.pcap.ZeroCopyReadPacketData()
+		data, ci.Timestamp, ci.CaptureLength, ci.Length, err = s.pcap.next()
 		if err == io.EOF && ci.CaptureLength > 0 {
 			// The record header was read but none of its data: io.ReadFull says io.EOF.
 			err = io.ErrUnexpectedEOF
@@ -301,9 +375,9 @@ func (s *FileSource) Next(f *Frame) error {
 }
 
 // fixPcapLengths raises the wire length of the pcap record header h to its captured length
-// when it is smaller. libpcap, and so Suricata, reads such a record; pcapgo refuses it and
-// stops. h is the header as peeked in the buffer pcapgo reads next, so the fix is made in
-// place, before pcapgo sees it.
+// when it is smaller. libpcap, and so Suricata, reads such a record; pcapReader (as pcapgo)
+// refuses it and stops. h is the header as peeked in the buffer pcapReader reads next, so the
+// fix is made in place, before pcapReader sees it.
 func fixPcapLengths(h []byte, bigEndian bool) {
 	if bigEndian {
 		if caplen := binary.BigEndian.Uint32(h[8:12]); caplen > binary.BigEndian.Uint32(h[12:16]) {
@@ -316,7 +390,7 @@ func fixPcapLengths(h []byte, bigEndian bool) {
 	}
 }
 
-// readErr turns an error from pcapgo into the error Next returns.
+// readErr turns an error from pcapReader or pcapgo into the error Next returns.
 func (s *FileSource) readErr(err error) error {
 	if f := s.filter; f != nil && f.err != nil && f.err != io.EOF &&
 		(err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), f.err.Error())) {

@@ -6,17 +6,17 @@ import (
 	"io"
 )
 
-// Old pcap versions, which libpcap reads and pcapgo refuses (it takes 2.4 only). Up to 2.2,
-// and in DG/UX tcpdump's 543.0, a record header holds the wire length before the captured
-// length; in 2.3 files the two are in either order, and libpcap swaps them when the first is
-// the larger.
+// Old pcap versions, which libpcap reads and pcapReader refuses (it takes 2.4 only, as
+// pcapgo does). Up to 2.2, and in DG/UX tcpdump's 543.0, a record header holds the wire length
+// before the captured length; in 2.3 files the two are in either order, and libpcap swaps them
+// when the first is the larger.
 const (
 	pcapNotSwapped = iota
 	pcapSwapped
 	pcapMaybeSwapped
 )
 
-// pcapSwapMode says how an old pcap version orders its record lengths, and whether pcapgo
+// pcapSwapMode says how an old pcap version orders its record lengths, and whether pcapReader
 // needs legacyPcap to read it at all.
 func pcapSwapMode(major, minor uint16) (mode int, legacy bool) {
 	switch {
@@ -28,7 +28,7 @@ func pcapSwapMode(major, minor uint16) (mode int, legacy bool) {
 	return pcapNotSwapped, false
 }
 
-// legacyPcap presents an old-version pcap stream as version 2.4 to pcapgo: it rewrites the
+// legacyPcap presents an old-version pcap stream as version 2.4 to pcapReader: it rewrites the
 // version in the file header and puts the lengths of every record header in 2.4's order.
 type legacyPcap struct {
 	r     *bufio.Reader
@@ -69,7 +69,7 @@ func (l *legacyPcap) Read(p []byte) (int, error) {
 			n += m
 			l.pass -= m
 			if err != nil {
-				l.err, l.pass = err, 0 // pcapgo sees the record cut short
+				l.err, l.pass = err, 0 // pcapReader sees the record cut short
 			}
 		case l.err != nil:
 			if n > 0 {
@@ -88,7 +88,7 @@ func (l *legacyPcap) nextRecord() {
 	h := l.hdr[:pcapRecHdrLen]
 	n, err := io.ReadFull(l.r, h)
 	if err != nil {
-		// Hand out what there is: pcapgo tells a cut header from a clean end.
+		// Hand out what there is: pcapReader tells a cut header from a clean end.
 		l.pend = h[:n]
 		if err == io.ErrUnexpectedEOF {
 			err = io.EOF

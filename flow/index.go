@@ -9,6 +9,8 @@ type index struct {
 	slots []slot
 	mask  uint32
 	n     int
+	// scratch is each's list of flows, kept for the next call.
+	scratch []*Flow
 }
 
 type slot struct {
@@ -86,9 +88,11 @@ func (ix *index) remove(f *Flow) {
 	}
 }
 
-// each calls fn for every flow; fn may remove the flow it is given.
+// each calls fn for every flow; fn may remove the flow it is given. The flows are listed
+// first in a slice kept from call to call (a call from inside fn lists in its own).
 func (ix *index) each(fn func(f *Flow)) {
-	var all []*Flow
+	all := ix.scratch[:0]
+	ix.scratch = nil
 	for _, s := range ix.slots {
 		if s.f != nil {
 			all = append(all, s.f)
@@ -97,4 +101,6 @@ func (ix *index) each(fn func(f *Flow)) {
 	for _, f := range all {
 		fn(f)
 	}
+	clear(all) // keep no ended flow reachable from here
+	ix.scratch = all[:0]
 }
