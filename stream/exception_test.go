@@ -22,7 +22,7 @@ func TestMidstreamPolicy(t *testing.T) {
 		{"auto", "", true, true, ExceptionIgnore, false},
 		{"pass-flow", "", true, true, ExceptionPassFlow, false},
 		{"ignore", "", true, false, ExceptionIgnore, false},
-		{"drop-flow", "", true, true, 0, true},  // midstream on: pass-flow or ignore only
+		{"drop-flow", "", true, true, 0, true},   // midstream on: pass-flow or ignore only
 		{"drop-flow", "", false, false, 0, true}, // not in IDS mode
 		{"drop-flow", "", false, true, ExceptionDropFlow, false},
 		{"reject", "", false, true, ExceptionReject, false},
