@@ -151,7 +151,7 @@ type result struct {
 }
 
 // scripts are the scripts whose results this program knows, in the order they are drawn.
-var scripts = []string{"replay", "corpus", "groups", "broad", "firewall", "modes", "ordering",
+var scripts = []string{"replay", "corpus", "stream", "groups", "broad", "firewall", "modes", "ordering",
 	"scaling", "cores", "peer", "rules-load"}
 
 // renamed maps earlier names of scripts to their names now: results of both count as one
@@ -557,6 +557,29 @@ var extractors = map[string]func(o obj, add func(figure), miss func(string)){
 			}
 			// Wall time suricata / meerkat: above 1 when meerkat is faster.
 			add(figure{Name: c + ": suricata / meerkat time", Value: su / mk, HigherIsBetter: true})
+		}
+	},
+	"stream": func(o obj, add func(figure), miss func(string)) {
+		if r, ok := o.pos("stream_cost", "ratio_on_off_pps"); ok {
+			f := figure{Name: "stream engine on / off, no detection", Value: r, HigherIsBetter: true}
+			f.Bar, f.HasBar = o.bar("stream_cost", "bar")
+			add(f)
+		} else {
+			miss("stream: no stream_cost.ratio_on_off_pps")
+		}
+		if r, ok := o.pos("detection", "ratio_detection_disable_detection_pps"); ok {
+			f := figure{Name: "ET Open / no detection, stream engine on", Value: r, HigherIsBetter: true}
+			f.Bar, f.HasBar = o.bar("detection", "bar")
+			add(f)
+		} else {
+			miss("stream: no detection ratio")
+		}
+		if a, ok := o.pos("allocations", "median_detection_allocs_per_packet"); ok {
+			f := figure{Name: "heap allocations per packet, ET Open", Value: a}
+			f.Bar, f.HasBar = 0.05, true
+			add(f)
+		} else {
+			miss("stream: no allocations")
 		}
 	},
 	"rules-load": func(o obj, add func(figure), miss func(string)) {
