@@ -201,7 +201,9 @@ type PacketResult struct {
 	// Established is FLOW_PKT_ESTABLISHED: the session was established before this packet
 	// (or the 3WHS-completing ACK carries data). The flow's PacketEstablished is set to it.
 	Established bool
-	// StreamEst is PKT_STREAM_EST: the session is established after this packet.
+	// StreamEst is PKT_STREAM_EST: the session is established after this packet and the stream
+	// engine handled it without error (StreamTcpPacket: not on a bad checksum, a stream error or
+	// an urgent-data drop).
 	StreamEst bool
 	// Added is PKT_STREAM_ADD: the packet's payload entered the stream.
 	Added bool
