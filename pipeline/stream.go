@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"time"
+
 	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
@@ -106,23 +108,7 @@ func (w *worker) flushStream(f *flow.Flow) {
 func (w *worker) pseudoPacket(f *flow.Flow, dir flow.Direction) {
 	st := w.stream
 	p := &st.pseudo
-	*p = decode.Packet{
-		Timestamp: w.flows.Now(),
-		Source:    decode.SourceStreamFlowTimeout,
-		VLAN:      f.VLAN,
-		VLANCount: f.VLANs,
-		IPVersion: f.IPv,
-		IPProto:   decode.ProtoTCP,
-		HasL4:     true,
-		SrcIP:     f.SrcIP, DstIP: f.DstIP, SrcPort: f.SrcPort, DstPort: f.DstPort,
-		TCPFlags: decode.TCPFlagACK,
-	}
-	if dir == flow.ToClient {
-		p.SrcIP, p.DstIP, p.SrcPort, p.DstPort = f.DstIP, f.SrcIP, f.DstPort, f.SrcPort
-	}
-	if p.Timestamp.Before(f.Last()) {
-		p.Timestamp = f.Last()
-	}
+	setPseudoPacket(p, f, dir, w.flows.Now(), st.t.NextSeq(f, dir))
 	f.SetPacketEstablished(true)
 	st.t.PseudoPacket(f, dir)
 	st.raw.Chunks = st.raw.Chunks[:0]
@@ -153,4 +139,28 @@ func (w *worker) alertPayload(pc *packetCtx, fl alert.Flags) *output.AlertPayloa
 	st.logBuf = st.t.LogData(pc.f, pc.dir, st.logBuf[:0], o.PayloadBufferSize)
 	st.payload = output.AlertPayload{StreamMatch: true, Stream: st.logBuf}
 	return &st.payload
+}
+
+// setPseudoPacket fills p as Suricata's FlowPseudoPacketSetup (src/flow-timeout.c) does the
+// flow-end pseudo packet of f in direction dir: the flow's tuple as seen in that direction,
+// a TCP header with no flags, window 10, the sending side's next_seq and ACK 0, no payload,
+// and now as time (never before the flow's last packet).
+func setPseudoPacket(p *decode.Packet, f *flow.Flow, dir flow.Direction, now time.Time, nextSeq uint32) {
+	*p = decode.Packet{
+		Timestamp: now,
+		Source:    decode.SourceStreamFlowTimeout,
+		VLAN:      f.VLAN,
+		VLANCount: f.VLANs,
+		IPVersion: f.IPv,
+		IPProto:   decode.ProtoTCP,
+		HasL4:     true,
+		SrcIP:     f.SrcIP, DstIP: f.DstIP, SrcPort: f.SrcPort, DstPort: f.DstPort,
+		TCPSeq: nextSeq, TCPWindow: 10,
+	}
+	if dir == flow.ToClient {
+		p.SrcIP, p.DstIP, p.SrcPort, p.DstPort = f.DstIP, f.SrcIP, f.DstPort, f.SrcPort
+	}
+	if p.Timestamp.Before(f.Last()) {
+		p.Timestamp = f.Last()
+	}
 }

@@ -508,3 +508,16 @@ func TestStreamEstOnlyWithoutStreamError(t *testing.T) {
 		})
 	}
 }
+
+// NextSeq is the th_seq of a flow-end pseudo packet (src/flow-timeout.c:
+// FlowPseudoPacketSetup: ssn->client.next_seq to_server, ssn->server.next_seq to_client).
+func TestNextSeqForPseudoPacket(t *testing.T) {
+	c := established(t, defaultConfig())
+	c.send(pkt{flags: fPA, seq: cISN + 1, ack: sISN + 1, data: "abc"})
+	if got := c.tr.NextSeq(c.f, flow.ToServer); got != cISN+4 {
+		t.Errorf("to_server next_seq %d, want %d", got, cISN+4)
+	}
+	if got := c.tr.NextSeq(c.f, flow.ToClient); got != sISN+1 {
+		t.Errorf("to_client next_seq %d, want %d", got, sISN+1)
+	}
+}

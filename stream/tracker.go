@@ -483,3 +483,14 @@ func (t *Tracker) SessionReuse(f *flow.Flow, p *decode.Packet, dir flow.Directio
 	}
 	return s.state >= flow.TCPLastAck || s.state == flow.TCPNone
 }
+
+// NextSeq returns the next_seq of dir's sending side (to_server: the client's), the
+// sequence number Suricata's flow-end pseudo packet of that direction carries
+// (src/flow-timeout.c: FlowPseudoPacketSetup); 0 without a session.
+func (t *Tracker) NextSeq(f *flow.Flow, dir flow.Direction) uint32 {
+	s := t.session(f)
+	if s == nil {
+		return 0
+	}
+	return uint32(s.streamOf(dir).nextSeq)
+}
