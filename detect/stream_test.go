@@ -1,0 +1,60 @@
+package detect
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/flow"
+	"github.com/meerkat-ids/meerkat/rules"
+)
+
+// Which rules a flow-end pseudo packet evaluates. src/detect.c: DetectRulePacketRules skips
+// s->type == SIG_TYPE_PKT when PKT_PSEUDO_STREAM_END is set (the type from
+// src/detect-engine-build.c: SignatureSetType); DetectRunInspectIPOnly runs the IP-only
+// engine only on a packet with FLOW_PKT_TOSERVER_FIRST/TOCLIENT_FIRST, which
+// src/flow-timeout.c: FlowPseudoPacketSetup never sets. Every other type is evaluated: a
+// stream rule on the raw stream, a like-IP-only rule (negated address) on the header.
+func TestPseudoPacketRuleTypes(t *testing.T) {
+	for _, tc := range []struct {
+		rule  string
+		typ   rules.RuleType
+		alert bool // on a pseudo packet with raw stream data "abc"
+	}{
+		{`alert tcp any any -> any any (content:"abc"; sid:1;)`, rules.TypeStream, true},
+		{`alert tcp any any -> any any (content:"abc"; depth:3; sid:2;)`, rules.TypePktStream, true},
+		{`alert tcp-pkt any any -> any any (content:"abc"; sid:3;)`, rules.TypePkt, false},
+		{`alert tcp any any -> any any (flow:established; sid:4;)`, rules.TypePkt, false},
+		{`alert tcp !192.168.0.0/16 any -> any any (msg:"like ip-only"; sid:5;)`, rules.TypeLikeIPOnly, true},
+		{`alert tcp 10.0.0.0/8 any -> any any (msg:"ip-only"; sid:6;)`, rules.TypeIPOnly, false},
+		// flags sets SIG_FLAG_REQUIRE_PACKET (src/detect-tcp-flags.c), so SigConsolidateTcpBuffer
+		// adds no REQUIRE_STREAM: a packet rule.
+		{`alert tcp any any -> any any (flags:A; content:"abc"; sid:7;)`, rules.TypePkt, false},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			rs := mustRules(t, tc.rule)
+			if got := rs[0].Type(); got != tc.typ {
+				t.Fatalf("type %v, want %v", got, tc.typ)
+			}
+			e, errs, err := Build(rs, Config{})
+			if err != nil || len(errs) > 0 {
+				t.Fatalf("build: %v %v", err, errs)
+			}
+			defer e.Close()
+			tc2, err := e.NewThreadCtx(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tc2.Close()
+			f := flow.NewDetached()
+			f.SetPacketEstablished(true)
+			p := tcpPacket("10.0.0.1", "10.0.0.2", 40000, 80, "")
+			p.Source, p.TCPFlags, p.StreamData = decode.SourceStreamFlowTimeout, 0, true
+			tc2.SetStream([][]byte{[]byte("abc")}, true, 4, 1)
+			e.Inspect(tc2, p, f, flow.ToServer)
+			if got := tc2.Queue.Len() == 1; got != tc.alert {
+				t.Errorf("alerts %s, want alert %v", fmt.Sprint(tc2.Queue.Entries()), tc.alert)
+			}
+		})
+	}
+}
