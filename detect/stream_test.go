@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/rules"
@@ -54,6 +55,64 @@ func TestPseudoPacketRuleTypes(t *testing.T) {
 			e.Inspect(tc2, p, f, flow.ToServer)
 			if got := tc2.Queue.Len() == 1; got != tc.alert {
 				t.Errorf("alerts %s, want alert %v", fmt.Sprint(tc2.Queue.Entries()), tc.alert)
+			}
+		})
+	}
+}
+
+// Which TCP data makes a rule with a pkt_data fast pattern a candidate. Suricata keeps two
+// pattern stores per group (src/detect-engine-mpm.c: SignatureHasPacketContent holds
+// REQUIRE_PACKET rules, SignatureHasStreamContent REQUIRE_STREAM ones); PrefilterPktPayload
+// scans the packet payload with the first, PrefilterPktStream scans the raw stream with the
+// second when the packet has stream data to inspect, else the packet payload when the packet
+// was not added to the stream (src/detect-engine-payload.c). A candidate then falls back
+// from the stream to the payload (DetectEngineInspectRulePayloadMatches), so a stream-only
+// rule matches a packet that was not added only if its fast pattern was in the stream.
+func TestPrefilterStreamAndPacketStores(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		rule       string
+		chunks     []string // raw stream data (nil: none)
+		added      bool     // PKT_STREAM_ADD
+		payload    string
+		wantAlert  bool
+		wantStream bool // matched on the stream (alert.FlagStreamMatch)
+	}{
+		{"stream rule, no stream data, lone packet", `alert tcp any any -> any any (content:"abc"; sid:1;)`, nil, false, "abc", true, false},
+		{"stream rule, no stream data, added packet", `alert tcp any any -> any any (content:"abc"; sid:1;)`, nil, true, "abc", false, false},
+		{"stream rule, stream data, pattern only in payload", `alert tcp any any -> any any (content:"abc"; sid:1;)`, []string{"zzzz"}, false, "abc", false, false},
+		{"stream rule, fast pattern in stream, match in payload", `alert tcp any any -> any any (content:"abc"; fast_pattern; content:"xy"; distance:0; sid:1;)`, []string{"abc-"}, false, "abcxy", true, false},
+		{"stream rule, match in stream", `alert tcp any any -> any any (content:"abc"; sid:1;)`, []string{"-abc-"}, false, "", true, true},
+		{"packet and stream rule, pattern only in payload", `alert tcp any any -> any any (content:"abc"; depth:3; sid:1;)`, []string{"zzzz"}, true, "abc", true, false},
+		{"packet rule, stream data", `alert tcp-pkt any any -> any any (content:"abc"; sid:1;)`, []string{"zzzz"}, true, "abc", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, errs, err := Build(mustRules(t, tc.rule), Config{})
+			if err != nil || len(errs) > 0 {
+				t.Fatalf("build: %v %v", err, errs)
+			}
+			defer e.Close()
+			tctx, err := e.NewThreadCtx(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tctx.Close()
+			f := flow.NewDetached()
+			f.SetPacketEstablished(true)
+			p := tcpPacket("10.0.0.1", "10.0.0.2", 40000, 80, tc.payload)
+			var chunks [][]byte
+			for _, c := range tc.chunks {
+				chunks = append(chunks, []byte(c))
+			}
+			p.StreamData, p.StreamAdded = chunks != nil, tc.added
+			tctx.SetStream(chunks, true, 100, 1)
+			e.Inspect(tctx, p, f, flow.ToServer)
+			ents := tctx.Queue.Entries()
+			if got := len(ents) == 1; got != tc.wantAlert {
+				t.Fatalf("alerts %v, want alert %v", ents, tc.wantAlert)
+			}
+			if tc.wantAlert && (ents[0].Flags&alert.FlagStreamMatch != 0) != tc.wantStream {
+				t.Errorf("stream match flag %v, want %v", ents[0].Flags&alert.FlagStreamMatch != 0, tc.wantStream)
 			}
 		})
 	}
