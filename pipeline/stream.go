@@ -88,10 +88,11 @@ func (w *worker) deferEnd(f *flow.Flow) bool { return f.Proto == decode.ProtoTCP
 
 // flushStream runs the flow-end pseudo packets of a TCP flow that ends (Suricata's
 // FlowFinish with FlowNeedsReassembly): to_server first, then to_client, each inspecting the
-// data left in its direction, then releases the session.
+// data left in its direction, none for a dropped flow; then it releases the session.
 func (w *worker) flushStream(f *flow.Flow) {
 	st := w.stream
-	if w.tc != nil {
+	// CheckWorkQueue runs FlowFinish only for a flow without FLOW_ACTION_DROP.
+	if w.tc != nil && f.Action != flow.ActionDrop {
 		needs := st.t.NeedsFlush(f)
 		for _, dir := range [2]flow.Direction{flow.ToServer, flow.ToClient} {
 			if needs[dir] {
@@ -111,6 +112,11 @@ func (w *worker) pseudoPacket(f *flow.Flow, dir flow.Direction) {
 	setPseudoPacket(p, f, dir, w.flows.Now(), st.t.NextSeq(f, dir))
 	f.SetPacketEstablished(true)
 	st.t.PseudoPacket(f, dir)
+	// DetectFlow: no detection in a passed flow (in firewall mode only once it is accepted
+	// too), so no alert and no raw progress.
+	if f.Action == flow.ActionPass && (!w.cfg.Firewall || f.Accept) {
+		return
+	}
 	st.raw.Chunks = st.raw.Chunks[:0]
 	p.StreamData = st.t.Raw(f, dir, true, &st.raw)
 	cs, ok := st.t.StreamSize(f, stream.Client)
