@@ -263,7 +263,10 @@ type RawBuffer struct {
 
 // Raw fills buf with the raw stream data the packet of flow f in direction dir inspects
 // (Suricata's StreamReassembleRaw: IDS chunk/trigger rules, inline window), and reports
-// whether there is any. pseudo is set for flow-end pseudo packets (all remaining data).
+// whether the packet has stream data to inspect (StreamReassembleRawHasDataReady, the
+// packet's PKT_DETECT_HAS_STREAMDATA): in IDS mode that can be so with no chunk, when the
+// limit says "inspect now" but nothing new is ACKed; RawConsumed must still follow
+// detection then. pseudo is set for flow-end pseudo packets (all remaining data).
 // Call it after Packet for the same packet (inline mode uses that packet's placement).
 func (t *Tracker) Raw(f *flow.Flow, dir flow.Direction, pseudo bool, buf *RawBuffer) bool {
 	buf.Chunks, buf.Offsets, buf.FromPacket, buf.End = buf.Chunks[:0], buf.Offsets[:0], false, 0
