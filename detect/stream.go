@@ -57,6 +57,12 @@ func (r *Rule) payloadMatches(tc *ThreadCtx, p *decode.Packet) bool {
 	if !r.stream.requirePacket && p.StreamAdded || r.stream.onlyStream {
 		return false
 	}
+	if p.Pseudo() {
+		// A flow-end pseudo packet's payload is NULL (FlowPseudoPacketSetup), and
+		// DetectEngineContentInspection matches nothing in a NULL buffer, not even a negated
+		// content, which a real packet's empty payload can match.
+		return false
+	}
 	return r.payload.Inspect(p.Payload, tc.pst)
 }
 

@@ -28,6 +28,11 @@ func TestPseudoPacketRuleTypes(t *testing.T) {
 		{`alert tcp any any -> any any (flow:established; sid:4;)`, rules.TypePkt, false},
 		{`alert tcp !192.168.0.0/16 any -> any any (msg:"like ip-only"; sid:5;)`, rules.TypeLikeIPOnly, true},
 		{`alert tcp 10.0.0.0/8 any -> any any (msg:"ip-only"; sid:6;)`, rules.TypeIPOnly, false},
+		// Negated content: it matches the stream without "xyz"; with "abc" in the stream the
+		// packet payload fallback gets a NULL buffer, which nothing matches
+		// (src/detect-engine-content-inspection.c: DetectEngineContentInspectionInternal).
+		{`alert tcp any any -> any any (content:!"xyz"; sid:8;)`, rules.TypeStream, true},
+		{`alert tcp any any -> any any (content:!"abc"; sid:9;)`, rules.TypeStream, false},
 		// flags sets SIG_FLAG_REQUIRE_PACKET (src/detect-tcp-flags.c), so SigConsolidateTcpBuffer
 		// adds no REQUIRE_STREAM: a packet rule.
 		{`alert tcp any any -> any any (flags:A; content:"abc"; sid:7;)`, rules.TypePkt, false},
