@@ -257,8 +257,8 @@ func (e *Engine) walkTD(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, iid int, 
 // post-match keywords.
 func (r *Rule) matches(tc *ThreadCtx, p *decode.Packet) bool {
 	tc.streamMatched = false
-	if p.Pseudo() && !r.stream.requireStream {
-		return false // a flow-end pseudo packet runs stream rules only (SIG_TYPE_PKT skipped)
+	if p.Pseudo() && r.stream.notOnPseudo {
+		return false // SIG_TYPE_PKT (and IP-only, tx) rules skip a flow-end pseudo packet
 	}
 	if !r.headerMatch(p) || !r.match.Match(&tc.in) {
 		return false

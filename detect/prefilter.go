@@ -291,21 +291,28 @@ func (pf *prefilterIndex) collect(tc *ThreadCtx, p *decode.Packet, dir flow.Dire
 	}
 	if g := pf.groupFor(p, dir); g.db != nil {
 		// The packet payload, and the raw stream data the packet inspects (Suricata's
-		// PrefilterPktPayload and PrefilterPktStream over one pattern store).
+		// PrefilterPktPayload and PrefilterPktStream over one pattern store). Suricata's
+		// stream store, which holds the REQUIRE_STREAM rules, scans the raw stream when the
+		// packet has some and the packet payload only when it has none and the packet was
+		// not added to the stream (src/detect-engine-payload.c: PrefilterPktStream); the
+		// packet store holds the REQUIRE_PACKET rules and scans the payload
+		// (src/detect-engine-mpm.c: SignatureHasPacketContent, SignatureHasStreamContent).
+		// So the payload makes no stream-only rule a candidate on such a packet.
 		if len(p.Payload) > 0 {
-			pf.scan(tc, g, p.Payload)
+			pf.scan(tc, g, p.Payload, p.StreamData || p.StreamAdded)
 		}
 		if p.StreamData {
 			for _, c := range tc.chunks {
-				pf.scan(tc, g, c)
+				pf.scan(tc, g, c, false)
 			}
 		}
 	}
 	return tc.counted()
 }
 
-// scan runs group g's database over data and adds the rules of the patterns found.
-func (pf *prefilterIndex) scan(tc *ThreadCtx, g *mpmGroup, data []byte) {
+// scan runs group g's database over data and adds the rules of the patterns found, but for
+// the stream-only rules (REQUIRE_STREAM without REQUIRE_PACKET) when noStreamOnly is set.
+func (pf *prefilterIndex) scan(tc *ThreadCtx, g *mpmGroup, data []byte, noStreamOnly bool) {
 	cs := tc.cands
 	tc.MPMScans++
 	n, err := tc.scanner.Scan(g.db, data, tc.hits) // overflow cannot happen: hits holds every id
@@ -317,6 +324,17 @@ func (pf *prefilterIndex) scan(tc *ThreadCtx, g *mpmGroup, data []byte) {
 		for id := range n {
 			tc.hits[id] = uint32(id)
 		}
+	}
+	if noStreamOnly {
+		rs := tc.e.rules
+		for _, id := range tc.hits[:n] {
+			for _, iid := range g.patternRules[id] {
+				if m := &rs[iid].stream; !m.requireStream || m.requirePacket {
+					cs.Add(int(iid))
+				}
+			}
+		}
+		return
 	}
 	for _, id := range tc.hits[:n] {
 		for _, iid := range g.patternRules[id] {

@@ -12,11 +12,20 @@ type streamMode struct {
 	requireStream bool // inspects the reassembled stream first
 	requirePacket bool // inspects packets too (depth/offset, stream_size, tcp-pkt, no_stream)
 	onlyStream    bool // flow:only_stream: never the packet payload
+	// notOnPseudo: the rule is not evaluated on a flow-end pseudo packet. Suricata's
+	// DetectRulePacketRules skips SIG_TYPE_PKT rules there; IP-only rules run in the IP-only
+	// engine on a direction's first packet only (DetectRunInspectIPOnly), which a pseudo
+	// packet never is; tx rules run in DetectRunTx, which Meerkat does not have yet. The
+	// other types (stream and packet+stream rules, like-IP-only, PD-only, DE-only, app-layer
+	// rules without inspection engines) are evaluated on it.
+	notOnPseudo bool
 }
 
 func streamModeOf(r *rules.Rule) streamMode {
+	t := r.Type()
 	return streamMode{requireStream: r.RequireStream, requirePacket: r.RequirePacket,
-		onlyStream: r.Flow != nil && r.Flow.OnlyStream}
+		onlyStream:  r.Flow != nil && r.Flow.OnlyStream,
+		notOnPseudo: t == rules.TypePkt || t == rules.TypeIPOnly || t == rules.TypeAppTx}
 }
 
 // SetStream hands detection what the stream engine has for the next packet inspected:
@@ -46,6 +55,12 @@ func (r *Rule) payloadMatches(tc *ThreadCtx, p *decode.Packet) bool {
 		}
 	}
 	if !r.stream.requirePacket && p.StreamAdded || r.stream.onlyStream {
+		return false
+	}
+	if p.Pseudo() {
+		// A flow-end pseudo packet's payload is NULL (FlowPseudoPacketSetup), and
+		// DetectEngineContentInspection matches nothing in a NULL buffer, not even a negated
+		// content, which a real packet's empty payload can match.
 		return false
 	}
 	return r.payload.Inspect(p.Payload, tc.pst)

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"time"
+
 	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
@@ -89,10 +91,11 @@ func (w *worker) deferEnd(f *flow.Flow) bool { return f.Proto == decode.ProtoTCP
 
 // flushStream runs the flow-end pseudo packets of a TCP flow that ends (Suricata's
 // FlowFinish with FlowNeedsReassembly): to_server first, then to_client, each inspecting the
-// data left in its direction, then releases the session.
+// data left in its direction, none for a dropped flow; then it releases the session.
 func (w *worker) flushStream(f *flow.Flow) {
 	st := w.stream
-	if w.tc != nil {
+	// CheckWorkQueue runs FlowFinish only for a flow without FLOW_ACTION_DROP.
+	if w.tc != nil && f.Action != flow.ActionDrop {
 		needs := st.t.NeedsFlush(f)
 		for _, dir := range [2]flow.Direction{flow.ToServer, flow.ToClient} {
 			if needs[dir] {
@@ -109,25 +112,14 @@ func (w *worker) flushStream(f *flow.Flow) {
 func (w *worker) pseudoPacket(f *flow.Flow, dir flow.Direction) {
 	st := w.stream
 	p := &st.pseudo
-	*p = decode.Packet{
-		Timestamp: w.flows.Now(),
-		Source:    decode.SourceStreamFlowTimeout,
-		VLAN:      f.VLAN,
-		VLANCount: f.VLANs,
-		IPVersion: f.IPv,
-		IPProto:   decode.ProtoTCP,
-		HasL4:     true,
-		SrcIP:     f.SrcIP, DstIP: f.DstIP, SrcPort: f.SrcPort, DstPort: f.DstPort,
-		TCPFlags: decode.TCPFlagACK,
-	}
-	if dir == flow.ToClient {
-		p.SrcIP, p.DstIP, p.SrcPort, p.DstPort = f.DstIP, f.SrcIP, f.DstPort, f.SrcPort
-	}
-	if p.Timestamp.Before(f.Last()) {
-		p.Timestamp = f.Last()
-	}
+	setPseudoPacket(p, f, dir, w.flows.Now(), st.t.NextSeq(f, dir))
 	f.SetPacketEstablished(true)
 	st.t.PseudoPacket(f, dir)
+	// DetectFlow: no detection in a passed flow (in firewall mode only once it is accepted
+	// too), so no alert and no raw progress.
+	if f.Action == flow.ActionPass && (!w.cfg.Firewall || f.Accept) {
+		return
+	}
 	st.raw.Chunks = st.raw.Chunks[:0]
 	p.StreamData = st.t.Raw(f, dir, true, &st.raw)
 	cs, ok := st.t.StreamSize(f, stream.Client)
@@ -181,5 +173,29 @@ func (w *worker) midstreamException(pc *packetCtx, e stream.ExceptionPolicy) {
 		}
 	case stream.ExceptionPassPacket:
 		pc.noInspect = true
+	}
+}
+
+// setPseudoPacket fills p as Suricata's FlowPseudoPacketSetup (src/flow-timeout.c) does the
+// flow-end pseudo packet of f in direction dir: the flow's tuple as seen in that direction,
+// a TCP header with no flags, window 10, the sending side's next_seq and ACK 0, no payload,
+// and now as time (never before the flow's last packet).
+func setPseudoPacket(p *decode.Packet, f *flow.Flow, dir flow.Direction, now time.Time, nextSeq uint32) {
+	*p = decode.Packet{
+		Timestamp: now,
+		Source:    decode.SourceStreamFlowTimeout,
+		VLAN:      f.VLAN,
+		VLANCount: f.VLANs,
+		IPVersion: f.IPv,
+		IPProto:   decode.ProtoTCP,
+		HasL4:     true,
+		SrcIP:     f.SrcIP, DstIP: f.DstIP, SrcPort: f.SrcPort, DstPort: f.DstPort,
+		TCPSeq: nextSeq, TCPWindow: 10,
+	}
+	if dir == flow.ToClient {
+		p.SrcIP, p.DstIP, p.SrcPort, p.DstPort = f.DstIP, f.SrcIP, f.DstPort, f.SrcPort
+	}
+	if p.Timestamp.Before(f.Last()) {
+		p.Timestamp = f.Last()
 	}
 }

@@ -19,7 +19,10 @@ func (t *Tracker) rawCheckLimit(s *Session, st *Stream, pseudo bool) bool {
 	return int64(t.chunkSize(s, st)) <= diff
 }
 
-// raw fills buf; see Tracker.Raw.
+// raw fills buf; see Tracker.Raw. It reports StreamReassembleRawHasDataReady (the packet's
+// PKT_DETECT_HAS_STREAMDATA), which can hold with no data handed out: in IDS mode when the
+// chunk limit or trigger says "inspect now" but nothing past the raw progress is ACKed yet.
+// buf.End is then the raw progress (StreamReassembleRawDo's progress_out for no data).
 // With flush (a rule with SIG_FLAG_FLUSH: respect_inspect_depth), a pending app-layer trigger
 // starts the data min-inspect-depth bytes before the app progress.
 func (t *Tracker) raw(s *Session, dir flow.Direction, pseudo, flush bool, buf *RawBuffer) bool {
@@ -46,6 +49,7 @@ func (t *Tracker) raw(s *Session, dir flow.Direction, pseudo, flush bool, buf *R
 	}
 	re := st.lastAckAbs()
 	used := 0
+	buf.End = progress
 	for cursor := progress; ; {
 		bs, be, ok := st.ra.NextBlock(cursor)
 		if !ok {
@@ -75,7 +79,7 @@ func (t *Tracker) raw(s *Session, dir flow.Direction, pseudo, flush bool, buf *R
 		}
 	}
 	buf.End = progress
-	return len(buf.Chunks) > 0
+	return true
 }
 
 // appendChunk adds the bytes [a, b) of st to buf, copying them into the raw scratch (from
@@ -99,9 +103,11 @@ func (t *Tracker) appendChunk(st *Stream, a, b uint64, used int, buf *RawBuffer)
 // rawInline is StreamReassembleRawInline: the contiguous data around the packet's payload,
 // trimmed to about a chunk, or the payload itself when it is not wholly in the stream.
 func (t *Tracker) rawInline(s *Session, st *Stream, dir flow.Direction, pseudo bool, buf *RawBuffer) bool {
+	// StreamReassembleRawHasDataReady: besides a payload added to the stream, there must be
+	// segments and neither NOREASSEMBLY nor DISABLE_RAW (stream.reassembly.raw off).
 	lp := &t.last
 	if pseudo || lp.slot != st || lp.dir != dir || !lp.added || len(lp.payload) == 0 ||
-		st.flags&stNoReassembly != 0 {
+		st.ra.Segments() == 0 || st.flags&(stNoReassembly|stDisableRaw) != 0 {
 		return false
 	}
 	plen := uint64(len(lp.payload))

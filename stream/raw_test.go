@@ -384,3 +384,57 @@ func TestNoAppLayer(t *testing.T) {
 		}
 	}
 }
+
+// Raw reports StreamReassembleRawHasDataReady (src/stream-tcp-reassemble.c), which
+// src/detect.c: DetectRunSetup turns into PKT_DETECT_HAS_STREAMDATA: it depends on the
+// segments, the raw flags, raw progress against the segments' right edge and
+// StreamTcpReassembleRawCheckLimit (IDS), or on a payload added to the stream (inline) — not
+// on whether StreamReassembleRawDo then finds ACKed data. So after the client's FIN
+// (CLOSE_WAIT > TIME_WAIT) with its data not yet ACKed, a to_server packet has stream data to
+// inspect but no chunk (and counts as having payload for the signature mask,
+// PacketCreateMask). In inline mode DISABLE_RAW (stream.reassembly.raw off) leaves nothing to
+// inspect, though StreamReassembleRawInline itself does not check it.
+func TestRawHasDataReady(t *testing.T) {
+	inlineNoRaw := defaultConfig()
+	inlineNoRaw.Inline, inlineNoRaw.Raw = true, false
+	for _, tc := range []struct {
+		name   string
+		cfg    Config
+		pkts   []pkt
+		ready  bool
+		chunks []string
+		end    uint64
+	}{
+		{"unACKed data below the chunk size", defaultConfig(), []pkt{
+			{flags: fPA, seq: cISN + 1, ack: sISN + 1, data: "abc"},
+		}, false, nil, 0},
+		{"FIN, data not ACKed", defaultConfig(), []pkt{
+			{flags: fPA, seq: cISN + 1, ack: sISN + 1, data: "abc"},
+			{flags: fFA, seq: cISN + 4, ack: sISN + 1},
+		}, true, nil, 0},
+		{"FIN, data ACKed", defaultConfig(), []pkt{
+			{flags: fPA, seq: cISN + 1, ack: sISN + 1, data: "abc"},
+			{fromServer: true, flags: fACK, seq: sISN + 1, ack: cISN + 4},
+			{flags: fFA, seq: cISN + 4, ack: sISN + 1},
+		}, true, []string{"abc"}, 3},
+		{"inline, raw off", inlineNoRaw, []pkt{
+			{flags: fPA, seq: cISN + 1, ack: sISN + 1, data: "abc"},
+		}, false, nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := established(t, tc.cfg)
+			for _, k := range tc.pkts {
+				c.send(k)
+			}
+			var buf RawBuffer
+			ready := c.tr.Raw(c.f, flow.ToServer, false, &buf)
+			var got []string
+			for _, ch := range buf.Chunks {
+				got = append(got, string(ch))
+			}
+			if ready != tc.ready || !reflect.DeepEqual(got, tc.chunks) || ready && buf.End != tc.end {
+				t.Errorf("ready %v chunks %q end %d, want %v %q %d", ready, got, buf.End, tc.ready, tc.chunks, tc.end)
+			}
+		})
+	}
+}

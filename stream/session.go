@@ -238,9 +238,10 @@ func (t *Tracker) packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) {
 	// FLOW_PKT_ESTABLISHED, as FlowHandlePacketUpdate decides it before the stream engine.
 	est := f.State == flow.StateEstablished || s != nil && s.state >= flow.TCPEstablished
 	if p.L4ChecksumBad && !p.ChecksumIgnored {
+		// StreamTcp returns before StreamTcpPacket: no PKT_STREAM_EST, so detection sees no
+		// raw stream data and no transactions on this packet.
 		t.Counters.InvalidChecksum++
 		res.Established = est
-		res.StreamEst = est
 		f.SetPacketEstablished(est)
 		return
 	}
@@ -264,8 +265,8 @@ func (t *Tracker) packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) {
 		t.event(c, decode.EventStreamPktBrokenAck)
 	}
 	if fl&thURG != 0 && t.cfg.Inline && t.cfg.Urgent == UrgentDrop {
+		// StreamTcpPacket returns before its session block: no PKT_STREAM_EST.
 		res.Drop = true
-		res.StreamEst = s != nil && s.state >= flow.TCPEstablished
 		f.SetPacketEstablished(res.Established)
 		c.f, c.p, c.res = nil, nil, nil
 		return
@@ -283,10 +284,10 @@ func (t *Tracker) packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) {
 		c.setStreams(s)
 		ok = t.preChecks(s, c)
 	}
-	if s.active {
-		if s.state >= flow.TCPEstablished {
-			res.StreamEst = true
-		}
+	// PKT_STREAM_EST is set after the state handling only: a stream error (a handler's -1,
+	// "goto error" in StreamTcpPacket) skips it, so such a packet inspects no raw stream.
+	if ok && s.active && s.state >= flow.TCPEstablished {
+		res.StreamEst = true
 	}
 	res.Invalid = !ok
 	res.Added = c.added

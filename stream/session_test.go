@@ -475,3 +475,49 @@ func TestCountersEachAdd(t *testing.T) {
 		t.Errorf("%d event counters", n)
 	}
 }
+
+// PKT_STREAM_EST is what detection needs to inspect a packet's raw stream and transactions
+// (src/detect.c: DetectRunSetup, DetectRun). src/stream-tcp.c sets it at the end of
+// StreamTcpPacket only: StreamTcp returns before StreamTcpPacket on a bad checksum, an
+// urgent-data drop returns before the session block, and a state handler's -1 ("goto error")
+// skips it; HandleEstablishedPacketToServer's errors (out of window, before last_ack) are
+// events only, as StreamTcpPacketStateEstablished ignores its return value.
+func TestStreamEstOnlyWithoutStreamError(t *testing.T) {
+	inline := defaultConfig()
+	inline.Inline, inline.Urgent = true, UrgentDrop
+	for _, tc := range []struct {
+		name      string
+		cfg       Config
+		k         pkt
+		est       bool // FLOW_PKT_ESTABLISHED
+		streamEst bool // PKT_STREAM_EST
+	}{
+		{"valid data", defaultConfig(), pkt{flags: fPA, seq: cISN + 1, ack: sISN + 1, data: "abc"}, true, true},
+		{"bad checksum", defaultConfig(), pkt{flags: fPA, seq: cISN + 1, ack: sISN + 1, data: "abc", badCsum: true}, true, false},
+		{"RST out of window", defaultConfig(), pkt{flags: fRST, seq: cISN + 1 + 1000000, ack: sISN + 1}, true, false},
+		{"SYN to client", defaultConfig(), pkt{fromServer: true, flags: fSYN, seq: sISN + 1}, true, false},
+		{"out of window data", defaultConfig(), pkt{flags: fPA, seq: cISN + 1 + 100000, ack: sISN + 1, data: "far"}, true, true},
+		{"urgent dropped inline", inline, pkt{flags: fPA | decode.TCPFlagURG, seq: cISN + 1, ack: sISN + 1, data: "abc", urg: 1}, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := established(t, tc.cfg)
+			r := c.send(tc.k)
+			if r.Established != tc.est || r.StreamEst != tc.streamEst {
+				t.Errorf("established %v stream established %v, want %v %v", r.Established, r.StreamEst, tc.est, tc.streamEst)
+			}
+		})
+	}
+}
+
+// NextSeq is the th_seq of a flow-end pseudo packet (src/flow-timeout.c:
+// FlowPseudoPacketSetup: ssn->client.next_seq to_server, ssn->server.next_seq to_client).
+func TestNextSeqForPseudoPacket(t *testing.T) {
+	c := established(t, defaultConfig())
+	c.send(pkt{flags: fPA, seq: cISN + 1, ack: sISN + 1, data: "abc"})
+	if got := c.tr.NextSeq(c.f, flow.ToServer); got != cISN+4 {
+		t.Errorf("to_server next_seq %d, want %d", got, cISN+4)
+	}
+	if got := c.tr.NextSeq(c.f, flow.ToClient); got != sISN+1 {
+		t.Errorf("to_client next_seq %d, want %d", got, sISN+1)
+	}
+}

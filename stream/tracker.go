@@ -205,7 +205,9 @@ type PacketResult struct {
 	// Established is FLOW_PKT_ESTABLISHED: the session was established before this packet
 	// (or the 3WHS-completing ACK carries data). The flow's PacketEstablished is set to it.
 	Established bool
-	// StreamEst is PKT_STREAM_EST: the session is established after this packet.
+	// StreamEst is PKT_STREAM_EST: the session is established after this packet and the stream
+	// engine handled it without error (StreamTcpPacket: not on a bad checksum, a stream error or
+	// an urgent-data drop).
 	StreamEst bool
 	// Added is PKT_STREAM_ADD: the packet's payload entered the stream.
 	Added bool
@@ -269,7 +271,10 @@ type RawBuffer struct {
 
 // Raw fills buf with the raw stream data the packet of flow f in direction dir inspects
 // (Suricata's StreamReassembleRaw: IDS chunk/trigger rules, inline window), and reports
-// whether there is any. pseudo is set for flow-end pseudo packets (all remaining data).
+// whether the packet has stream data to inspect (StreamReassembleRawHasDataReady, the
+// packet's PKT_DETECT_HAS_STREAMDATA): in IDS mode that can be so with no chunk, when the
+// limit says "inspect now" but nothing new is ACKed; RawConsumed must still follow
+// detection then. pseudo is set for flow-end pseudo packets (all remaining data).
 // Call it after Packet for the same packet (inline mode uses that packet's placement).
 func (t *Tracker) Raw(f *flow.Flow, dir flow.Direction, pseudo bool, buf *RawBuffer) bool {
 	buf.Chunks, buf.Offsets, buf.FromPacket, buf.End = buf.Chunks[:0], buf.Offsets[:0], false, 0
@@ -488,4 +493,15 @@ func (t *Tracker) SessionReuse(f *flow.Flow, p *decode.Packet, dir flow.Directio
 		return false
 	}
 	return s.state >= flow.TCPLastAck || s.state == flow.TCPNone
+}
+
+// NextSeq returns the next_seq of dir's sending side (to_server: the client's), the
+// sequence number Suricata's flow-end pseudo packet of that direction carries
+// (src/flow-timeout.c: FlowPseudoPacketSetup); 0 without a session.
+func (t *Tracker) NextSeq(f *flow.Flow, dir flow.Direction) uint32 {
+	s := t.session(f)
+	if s == nil {
+		return 0
+	}
+	return uint32(s.streamOf(dir).nextSeq)
 }
