@@ -224,6 +224,9 @@ type Engine struct {
 	// then counted against the flow's and the State's host tags).
 	firewall bool
 	hasTags  bool
+	// rawPorts holds, per direction, the server ports whose rule group has a rule that
+	// inspects the raw stream (RawStream); nil when no such rule goes that way.
+	rawPorts [2]*[1024]uint64
 	// fw is the firewall program: hook tables, policies, and what the walk may skip.
 	fw fwProgram
 	// thresholds decides threshold, detection_filter, suppress and rate_filter outcomes.
@@ -308,6 +311,7 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 		return nil, errs, err
 	}
 	e.fw = e.buildFirewall()
+	e.noteRawStream()
 	if e.pf, err = e.buildPrefilter(); err != nil {
 		return nil, errs, err
 	}

@@ -2,6 +2,7 @@ package detect
 
 import (
 	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
@@ -75,4 +76,44 @@ func (e *Engine) HasStreamRules() bool {
 		}
 	}
 	return false
+}
+
+// RawStream reports whether a rule of the rule group of TCP packet p in direction dir
+// inspects the raw stream (SIG_GROUP_HEAD_HAVERAWSTREAM): a stream rule whose group ports
+// (destination ports to server, source ports to client) hold the packet's server port.
+// Suricata disables raw reassembly of a flow direction whose first rule group has none
+// (DetectRunPostGetFirstRuleGroup).
+func (e *Engine) RawStream(p *decode.Packet, dir flow.Direction) bool {
+	ports := e.rawPorts[dir]
+	if ports == nil {
+		return false
+	}
+	port := p.DstPort
+	if dir == flow.ToClient {
+		port = p.SrcPort
+	}
+	return ports[port>>6]&(1<<(port&63)) != 0
+}
+
+// noteRawStream marks, per direction, the server ports whose rule group holds a rule that
+// inspects the raw stream (RawStream).
+func (e *Engine) noteRawStream() {
+	for _, r := range e.rules {
+		if !r.stream.requireStream || r.payload == nil {
+			continue
+		}
+		for _, dir := range [2]flow.Direction{flow.ToServer, flow.ToClient} {
+			if !r.groupMember(decode.ProtoTCP, dir) {
+				continue
+			}
+			if e.rawPorts[dir] == nil {
+				e.rawPorts[dir] = new([1024]uint64)
+			}
+			for _, pr := range r.groupPorts(dir) {
+				for port := uint32(pr.First); port <= uint32(pr.Last); port++ {
+					e.rawPorts[dir][port>>6] |= 1 << (port & 63)
+				}
+			}
+		}
+	}
 }

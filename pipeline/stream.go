@@ -63,6 +63,11 @@ func (w *worker) track(pc *packetCtx) {
 	if w.tc == nil {
 		return
 	}
+	if f.PacketFlowStart() && !w.cfg.Engine.RawStream(p, pc.dir) {
+		// The direction's first rule group has no raw stream rule: Suricata stops raw
+		// reassembly of the direction (DetectRunPostGetFirstRuleGroup).
+		st.t.StopRaw(f, pc.dir)
+	}
 	st.raw.Chunks = st.raw.Chunks[:0]
 	if res.StreamEst && st.t.Raw(f, pc.dir, false, &st.raw) {
 		p.StreamData = true

@@ -125,3 +125,46 @@ func TestMidstreamPolicyDrops(t *testing.T) {
 		}
 	}
 }
+
+// TestRawStreamPerGroup: a flow direction whose first rule group has no rule inspecting the
+// raw stream stops raw reassembly (DetectRunPostGetFirstRuleGroup), so without an app layer
+// its data is not kept; a direction whose group has one keeps its unACKed data for raw
+// inspection.
+func TestRawStreamPerGroup(t *testing.T) {
+	r, err := rules.Parse(`alert tcp any any -> any 80 (content:"only-port-80"; sid:1;)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _, err := detect.Build([]*rules.Rule{r}, detect.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, tc := range []struct {
+		port uint16
+		kept bool
+	}{{80, true}, {8080, false}} {
+		cfg := testConfig(RunmodeSingle)
+		cfg.Engine = e
+		cfg.Stream = benchStreamConfig()
+		w, err := newWorker(0, 1, &cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, s := [4]byte{10, 0, 0, 1}, [4]byte{10, 0, 0, 2}
+		ts := time.Unix(1700000000, 0)
+		for i, b := range [][]byte{
+			seqFrame(c, s, 40000, tc.port, 1000, 0, decode.TCPFlagSYN, ""),
+			seqFrame(s, c, tc.port, 40000, 9000, 1001, decode.TCPFlagSYN|decode.TCPFlagACK, ""),
+			seqFrame(c, s, 40000, tc.port, 1001, 9001, decode.TCPFlagACK, ""),
+			seqFrame(c, s, 40000, tc.port, 1001, 9001, decode.TCPFlagACK|decode.TCPFlagPSH, "some request bytes"),
+		} {
+			fr := capture.Frame{Data: b, Timestamp: ts.Add(time.Duration(i) * time.Millisecond), LinkType: decode.LinkTypeEthernet, Cnt: uint64(i + 1)}
+			w.process(&fr)
+		}
+		if kept := w.stream.t.Pool().InUse() > 0; kept != tc.kept {
+			t.Errorf("port %d: data kept %v, want %v", tc.port, kept, tc.kept)
+		}
+		w.close()
+	}
+}

@@ -505,3 +505,13 @@ func (t *Tracker) NextSeq(f *flow.Flow, dir flow.Direction) uint32 {
 	}
 	return uint32(s.streamOf(dir).nextSeq)
 }
+
+// StopRaw sets DISABLE_RAW on f's direction dir at once: detection found no rule that
+// inspects the raw stream in the direction's first rule group (Suricata's
+// DetectRunPostGetFirstRuleGroup). Without an app layer the direction is then no longer
+// reassembled.
+func (t *Tracker) StopRaw(f *flow.Flow, dir flow.Direction) {
+	if s := t.session(f); s != nil {
+		s.streamOf(dir).flags |= stDisableRaw
+	}
+}
