@@ -127,3 +127,28 @@ func TestFixTCPChecksum(t *testing.T) {
 		}
 	}
 }
+
+// TestTCPStreamOptions: the options the stream engine tests are found by the decoder: SACK
+// blocks (kind 5), TCP-MD5 (19, length 18), TCP-AO (29), TCP Fast Open (34, or the
+// experimental 254 with magic 0xF989).
+func TestTCPStreamOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		opts           []byte
+		sack, md5, tfo bool
+	}{
+		{"sack", []byte{1, 1, 5, 10, 0, 0, 0, 1, 0, 0, 0, 2}, true, false, false},
+		{"md5", append([]byte{1, 1, 19, 18}, make([]byte, 16)...), false, true, false},
+		{"ao", []byte{29, 4, 1, 1}, false, true, false},
+		{"tfo cookie request", []byte{34, 2, 1, 1}, false, false, true},
+		{"tfo experimental", []byte{254, 4, 0xf9, 0x89}, false, false, true},
+		{"sack bad length", []byte{5, 9, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1}, false, false, false},
+	} {
+		var p Packet
+		var d Decoder
+		d.Decode(&p, LinkTypeEthernet, eth(0x0800, ip4(ip4Opts{proto: ProtoTCP}, tcp(v4a, v4b, 1, 2, TCPFlagSYN, tc.opts, nil))))
+		if p.TCPHasSACK != tc.sack || p.TCPHasMD5 != tc.md5 || p.TCPHasTFO != tc.tfo {
+			t.Errorf("%s: sack %v md5 %v tfo %v, want %v %v %v", tc.name, p.TCPHasSACK, p.TCPHasMD5, p.TCPHasTFO, tc.sack, tc.md5, tc.tfo)
+		}
+	}
+}

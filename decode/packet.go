@@ -172,7 +172,10 @@ type Packet struct {
 	TCPHasTS  bool
 	TCPTSVal  uint32
 	TCPTSEcr  uint32
-	UDPLen    uint16 // the UDP length field
+	// TCPHasSACK, TCPHasMD5 (TCP-MD5 or TCP-AO) and TCPHasTFO say those options are present
+	// (for the stream engine).
+	TCPHasSACK, TCPHasMD5, TCPHasTFO bool
+	UDPLen                           uint16 // the UDP length field
 
 	ICMPType  uint8
 	ICMPCode  uint8

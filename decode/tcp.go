@@ -11,6 +11,9 @@ const (
 	tcpOptSACKOK  = 4
 	tcpOptSACK    = 5
 	tcpOptTS      = 8
+	tcpOptMD5     = 19
+	tcpOptAO      = 29
+	tcpOptTFO     = 34
 	tcpOptMSSLen  = 4
 	tcpOptWSLen   = 3
 	tcpOptSACKOKL = 2
@@ -121,8 +124,29 @@ func decodeTCPOptions(p *Packet, opts []byte) {
 				p.Events.Add(EventTCPOptInvalidLen)
 			} else if sackSeen {
 				p.Events.Add(EventTCPOptDuplicate)
+				p.TCPHasSACK = true
 			} else {
 				sackSeen = true
+				p.TCPHasSACK = true
+			}
+		// The options the stream engine tests besides those above (Suricata's TCP option
+		// decoding, decode-tcp.c DecodeTCPOptions): TCP-MD5, TCP-AO, and TCP Fast Open, as
+		// option 34 or the experimental 253/254 with magic 0xF989.
+		case tcpOptMD5:
+			if l == 18 {
+				p.TCPHasMD5 = true
+			}
+		case tcpOptAO:
+			if l >= 4 {
+				p.TCPHasMD5 = true
+			}
+		case tcpOptTFO:
+			if l == 2 || l >= 4 && l <= 18 && (l-2)%2 == 0 {
+				p.TCPHasTFO = true
+			}
+		case 253, 254:
+			if (l == 4 || l == 12) && o[2] == 0xf9 && o[3] == 0x89 {
+				p.TCPHasTFO = true
 			}
 		}
 	}

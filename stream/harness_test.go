@@ -108,6 +108,8 @@ func (c *conv) send(k pkt) PacketResult {
 	}
 	copy(h[20:], k.opts)
 	p.L4Header = h
+	p.TCPHasSACK, p.TCPHasMD5, p.TCPHasTFO = false, false, false
+	scanOptions(p, k.opts)
 	p.Payload = k.payload
 	if p.Payload == nil && k.data != "" {
 		p.Payload = []byte(k.data)
@@ -170,4 +172,33 @@ func (c *conv) app(dir flow.Direction) (string, uint64) {
 func (c *conv) sendURG(k pkt, urg uint16) PacketResult {
 	k.urg = urg
 	return c.send(k)
+}
+
+// scanOptions sets the option flags the decoder sets (decode/tcp.go) for a packet the
+// harness builds by hand: SACK blocks, TCP-MD5/TCP-AO, TCP Fast Open.
+func scanOptions(p *decode.Packet, o []byte) {
+	for len(o) > 0 {
+		k := o[0]
+		if k == 0 {
+			return
+		}
+		if k == 1 {
+			o = o[1:]
+			continue
+		}
+		if len(o) < 2 || o[1] < 2 || int(o[1]) > len(o) {
+			return
+		}
+		l := int(o[1])
+		switch {
+		case k == 5 && l >= 10 && l <= 34 && (l-2)%8 == 0:
+			p.TCPHasSACK = true
+		case k == 19 && l == 18, k == 29 && l >= 4:
+			p.TCPHasMD5 = true
+		case k == 34 && (l == 2 || l >= 4 && l <= 18 && (l-2)%2 == 0),
+			(k == 253 || k == 254) && (l == 4 || l == 12) && o[2] == 0xf9 && o[3] == 0x89:
+			p.TCPHasTFO = true
+		}
+		o = o[l:]
+	}
 }

@@ -76,7 +76,6 @@ type Stream struct {
 	// (urg_offset_ts / urg_offset_tc).
 	urgOffset uint16
 
-	ra Reassembly
 	// dataEnd is the offset past the furthest byte stored (segs_right_edge); hasData
 	// whether anything was.
 	dataEnd uint64
@@ -86,6 +85,10 @@ type Stream struct {
 	minInspectDepth  uint64
 	// pendingGap is the gap AppData reported at appProg, which ConsumeApp skips.
 	pendingGap uint64
+
+	// ra, the segment store, comes last: the fields above are read on every packet and
+	// share cache lines, ra's only when data is stored or read.
+	ra Reassembly
 }
 
 // baseSeq is the sequence number of the first byte kept (base_seq).
@@ -156,52 +159,10 @@ const (
 	thURG = decode.TCPFlagURG
 )
 
-// tcpOptions finds the options the decoder does not expose, with Suricata's length checks
-// (DecodeTCPOptions): SACK blocks (5), TCP-MD5 (19), TCP-AO (29), TCP Fast Open (34, or the
-// experimental 253/254 with magic 0xf989).
+// tcpOptions takes the options the stream engine tests that the state of the packet does
+// not otherwise carry: SACK blocks, TCP-MD5 or TCP-AO, TCP Fast Open (found by the decoder).
 func tcpOptions(c *pctx) {
-	h := c.p.L4Header
-	if len(h) <= 20 {
-		return
-	}
-	o := h[20:]
-	for len(o) > 0 {
-		k := o[0]
-		if k == 0 {
-			return
-		}
-		if k == 1 {
-			o = o[1:]
-			continue
-		}
-		if len(o) < 2 || o[1] < 2 || int(o[1]) > len(o) {
-			return
-		}
-		l := int(o[1])
-		switch k {
-		case 5:
-			if l >= 10 && l <= 34 && (l-2)%8 == 0 {
-				c.sack = true
-			}
-		case 19:
-			if l == 18 {
-				c.md5 = true
-			}
-		case 29:
-			if l >= 4 {
-				c.md5 = true
-			}
-		case 34:
-			if l == 2 || (l >= 4 && l <= 18 && (l-2)%2 == 0) {
-				c.tfo = true
-			}
-		case 253, 254:
-			if (l == 4 || l == 12) && o[2] == 0xf9 && o[3] == 0x89 {
-				c.tfo = true
-			}
-		}
-		o = o[l:]
-	}
+	c.sack, c.md5, c.tfo = c.p.TCPHasSACK, c.p.TCPHasMD5, c.p.TCPHasTFO
 }
 
 func (t *Tracker) session(f *flow.Flow) *Session {
