@@ -122,8 +122,10 @@ type Session struct {
 	depth  uint64
 
 	client, server Stream
-	// queue holds resent SYNs (SYN_SENT) or SYN/ACKs with other ISNs (SYN_RECV).
-	queue []stateQueue
+	// queue holds resent SYNs (SYN_SENT) or SYN/ACKs with other ISNs (SYN_RECV); its first
+	// entries live in queueBuf, so a session that queues one or two needs no allocation.
+	queue    []stateQueue
+	queueBuf [2]stateQueue
 }
 
 // sessionCost is what a session is charged against stream.memcap.

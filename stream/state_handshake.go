@@ -153,7 +153,7 @@ func (t *Tracker) storeSyn(s *Session, c *pctx) {
 	if !t.queueCharge() {
 		return
 	}
-	s.queue = append(s.queue, k)
+	s.queue = append(s.queueStore(), k)
 }
 
 // applySyn is StreamTcp3whsStoreSynApplyToSsn.
@@ -198,7 +198,7 @@ func (t *Tracker) queueSynAck(s *Session, c *pctx) bool {
 	if !t.queueCharge() {
 		return false
 	}
-	s.queue = append(s.queue, stateQueue{})
+	s.queue = append(s.queueStore(), stateQueue{})
 	copy(s.queue[1:], s.queue)
 	s.queue[0] = k
 	return true
@@ -645,4 +645,12 @@ func (t *Tracker) synRecvAck(s *Session, c *pctx) bool {
 		return false
 	}
 	return true
+}
+
+// queueStore returns the session's queue, set on its inline buffer when it has no storage yet.
+func (s *Session) queueStore() []stateQueue {
+	if cap(s.queue) == 0 {
+		s.queue = s.queueBuf[:0]
+	}
+	return s.queue
 }
