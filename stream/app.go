@@ -56,7 +56,7 @@ func (t *Tracker) adjustToAcked(s *Session, st *Stream, pseudo bool, n uint64) u
 }
 
 // appData is AppData; pseudo for a flow-end flush.
-func (t *Tracker) appData(s *Session, dir flow.Direction, pseudo bool) (data []byte, gap uint64, eof bool) {
+func (t *Tracker) appData(f *flow.Flow, s *Session, dir flow.Direction, pseudo bool) (data []byte, gap uint64, eof bool) {
 	st := s.streamOf(dir)
 	eof = s.state == flow.TCPClosed || pseudo
 	if s.flags&ssnAppDisabled != 0 || st.flags&stNoReassembly != 0 {
@@ -78,6 +78,11 @@ func (t *Tracker) appData(s *Session, dir flow.Direction, pseudo bool) (data []b
 			t.Counters.ReassemblyGap++
 			st.flags |= stGap
 			s.flags |= ssnLossy
+			if st == &s.client { // EVE flow tcp.ts_gap / tcp.tc_gap
+				f.TCP.TSGap = true
+			} else {
+				f.TCP.TCGap = true
+			}
 		}
 		st.pendingGap = n
 		gap = n

@@ -139,6 +139,10 @@ func TestRawGapSplits(t *testing.T) {
 	if d != "CCCC" || gap != 4 || !c.hasEvent(decode.EventStreamReassemblySeqGap) || c.tr.Counters.ReassemblyGap != 1 {
 		t.Fatalf("app %q gap %d events %v", d, gap, c.events())
 	}
+	// The flow record's tcp.ts_gap (STREAMTCP_STREAM_FLAG_HAS_GAP on the client's stream).
+	if !c.f.TCP.TSGap || c.f.TCP.TCGap {
+		t.Errorf("ts_gap %v tc_gap %v, want true false", c.f.TCP.TSGap, c.f.TCP.TCGap)
+	}
 }
 
 // Depth: the segment passing the depth is not stored (Suricata 8.0.6 stores no part of it),

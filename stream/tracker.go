@@ -388,7 +388,7 @@ func (t *Tracker) AppData(f *flow.Flow, dir flow.Direction) (data []byte, gap ui
 	if s == nil {
 		return nil, 0, false
 	}
-	return t.appData(s, dir, false)
+	return t.appData(f, s, dir, false)
 }
 
 // AppDataFlush is AppData for a flow-end pseudo packet: unACKed data too (unless the
@@ -398,7 +398,7 @@ func (t *Tracker) AppDataFlush(f *flow.Flow, dir flow.Direction) (data []byte, g
 	if s == nil {
 		return nil, 0, true
 	}
-	return t.appData(s, dir, true)
+	return t.appData(f, s, dir, true)
 }
 
 // ConsumeApp marks n bytes of AppData (after the gap) as consumed by the app layer.
