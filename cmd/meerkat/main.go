@@ -290,6 +290,12 @@ func execute(o *options, stdout, stderr io.Writer, prog *progressLine) error {
 		info("flow: at most %d flows, hash size %d, prealloc %d; checksums: %v",
 			pc.Flow.MaxFlows, pc.FlowHashSize, pc.FlowPrealloc, map[decode.ChecksumMode]string{
 				decode.ChecksumTCP: "TCP (-k all)", decode.ChecksumNone: "none (-k none)", decode.ChecksumAll: "all"}[pc.Checksums])
+		if sc := pc.Stream; sc == nil {
+			info("stream: off (stream.enabled: no); TCP packets are inspected one by one")
+		} else {
+			info("stream: inline %v, midstream %v (policy %v), async-oneside %v, depth %d, chunk sizes %d/%d, raw inspection %v, memcaps %d/%d",
+				sc.Inline, sc.Midstream, sc.MidstreamPolicy, sc.AsyncOneside, sc.Depth, sc.ToServerChunk, sc.ToClientChunk, sc.Raw, sc.Memcap, sc.ReassemblyMemcap)
+		}
 	}
 
 	// MEERKAT_MEMPROFILE=<file> records every allocation and writes an allocation profile at
