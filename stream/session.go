@@ -168,8 +168,8 @@ func tcpOptions(c *pctx) {
 }
 
 func (t *Tracker) session(f *flow.Flow) *Session {
-	s := t.sessions.At(f)
-	if !s.active {
+	s := t.sessions.Peek(f)
+	if s == nil || !s.active {
 		return nil
 	}
 	return s
@@ -241,6 +241,9 @@ func (t *Tracker) packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) {
 			s = t.sessions.At(f)
 		}
 		ok = t.stateNone(s, c)
+		if !s.active {
+			t.sessions.Drop(f) // no session came of it: the record goes back
+		}
 	} else {
 		t.prune(s, &s.client)
 		t.prune(s, &s.server)

@@ -169,7 +169,7 @@ type Tracker struct {
 
 	cfg      Config
 	pool     *Pool
-	sessions flow.Slots[Session]
+	sessions sessionTable
 	ssnMem   uint64
 
 	res PacketResult   // its result
@@ -246,7 +246,7 @@ func (t *Tracker) Packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) Pac
 	res := &t.res
 	if t.cfg.Inline { // the placement the inline raw window needs (raw.go)
 		t.last.slot, t.last.dir, t.last.added, t.last.payload = nil, res.Dir, res.Added, p.Payload
-		if s := t.sessions.At(f); s.active {
+		if s := t.session(f); s != nil {
 			t.last.slot = s.streamOf(res.Dir)
 			t.last.offset = res.Offset
 		}
@@ -375,7 +375,10 @@ func (t *Tracker) Prune(f *flow.Flow, dir flow.Direction) {
 // Release frees f's session and its segments (at flow end, after the pseudo packets). Every
 // flow with a session must be released before its slot is reused.
 func (t *Tracker) Release(f *flow.Flow) {
-	t.release(t.sessions.At(f))
+	if s := t.sessions.Peek(f); s != nil {
+		t.release(s)
+		t.sessions.Drop(f)
+	}
 }
 
 // AppData returns the in-order data of f's direction dir that the app layer has not
