@@ -13,6 +13,8 @@ const (
 	ReasonFlowDrop
 	ReasonStreamError
 	ReasonStreamMidstream
+	ReasonStreamMemcap
+	ReasonStreamReassembly
 	ReasonFWRules
 	ReasonFWDefaultPacketPolicy
 	ReasonFWDefaultAppPolicy
@@ -28,6 +30,8 @@ var reasonNames = [numReasons]struct{ text, stat string }{
 	ReasonFlowDrop:              {"flow drop", "ips.drop_reason.flow_drop"},
 	ReasonStreamError:           {"stream error", "ips.drop_reason.stream_error"},
 	ReasonStreamMidstream:       {"stream midstream", "ips.drop_reason.stream_midstream"},
+	ReasonStreamMemcap:          {"stream memcap", "ips.drop_reason.stream_memcap"},
+	ReasonStreamReassembly:      {"stream reassembly", "ips.drop_reason.stream_reassembly"},
 	ReasonFWRules:               {"firewall rules", "firewall.drop_reason.rules"},
 	ReasonFWDefaultPacketPolicy: {"firewall default packet policy", "firewall.drop_reason.default_packet_policy"},
 	ReasonFWDefaultAppPolicy:    {"firewall default app policy", "firewall.drop_reason.default_app_policy"},

@@ -58,7 +58,7 @@ func (w *worker) track(pc *packetCtx) {
 	p.StreamAdded = res.Added
 	pc.streamInvalid = res.Invalid
 	if res.Exception != stream.ExceptionIgnore {
-		w.midstreamException(pc, res.Exception)
+		w.exception(pc, res.Exception, res.ExceptionCause)
 	}
 	if w.tc == nil {
 		return
@@ -155,12 +155,20 @@ func (w *worker) alertPayload(pc *packetCtx, fl alert.Flags) *output.AlertPayloa
 	return &st.payload
 }
 
-// midstreamException applies stream.midstream-policy to a packet of a flow without a session
-// (ExceptionPolicyApply): drop-flow and the rejects (inline) drop the flow and the packet,
-// drop-packet the packet, pass-flow and bypass pass the flow, pass-packet skips the packet's
-// inspection. The drop reason is "stream midstream".
-func (w *worker) midstreamException(pc *packetCtx, e stream.ExceptionPolicy) {
+// exception applies an exception policy the stream engine met (ExceptionPolicyApply):
+// stream.midstream-policy on a packet of a flow without a session, stream.memcap-policy or
+// stream.reassembly.memcap-policy on a packet without room. drop-flow and the rejects
+// (inline) drop the flow and the packet, drop-packet the packet, pass-flow and bypass pass the
+// flow, pass-packet skips the packet's inspection. The drop reason follows the cause.
+func (w *worker) exception(pc *packetCtx, e stream.ExceptionPolicy, cause stream.ExceptionCause) {
 	f := pc.f
+	pc.exceptionReason = alert.ReasonStreamMidstream
+	switch cause {
+	case stream.CauseMemcap:
+		pc.exceptionReason = alert.ReasonStreamMemcap
+	case stream.CauseReassemblyMemcap:
+		pc.exceptionReason = alert.ReasonStreamReassembly
+	}
 	switch e {
 	case stream.ExceptionReject, stream.ExceptionRejectBoth, stream.ExceptionDropFlow:
 		if !w.cfg.IPS {

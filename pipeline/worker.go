@@ -143,6 +143,7 @@ type packetCtx struct {
 	// exceptionDrop: stream.midstream-policy drops the packet (IPS); noInspect: it passes
 	// the packet without inspection (pass-packet).
 	exceptionDrop, noInspect bool
+	exceptionReason          alert.DropReason
 }
 
 // handle runs one decoded packet through the flow table and detection, logs its alerts and
@@ -225,7 +226,7 @@ func (w *worker) pre(p *decode.Packet) packetCtx {
 func (w *worker) inspect(pc *packetCtx) bool {
 	f := pc.f
 	if pc.exceptionDrop {
-		w.drop(pc, alert.ReasonStreamMidstream, nil, false)
+		w.drop(pc, pc.exceptionReason, nil, false)
 		return false
 	}
 	if pc.noInspect {
@@ -266,7 +267,7 @@ func (w *worker) inspectFirewall(pc *packetCtx) {
 		return // dropped by the pre_flow hook
 	}
 	if pc.exceptionDrop {
-		v.Drop(alert.ActionDrop, alert.ReasonStreamMidstream)
+		v.Drop(alert.ActionDrop, pc.exceptionReason)
 	}
 	switch {
 	case f != nil && f.Action == flow.ActionDrop:

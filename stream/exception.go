@@ -103,3 +103,57 @@ func parseException(key, v string) (ExceptionPolicy, error) {
 	}
 	return 0, fmt.Errorf("%s: %q is not an exception policy (auto, ignore, pass-packet, pass-flow, bypass, drop-packet, drop-flow, reject, rejectboth)", key, v)
 }
+
+// ExceptionCause says which exception policy a packet met.
+type ExceptionCause uint8
+
+// Causes, with Suricata's drop reasons: "stream midstream", "stream memcap", "stream
+// reassembly".
+const (
+	CauseMidstream ExceptionCause = iota
+	CauseMemcap
+	CauseReassemblyMemcap
+)
+
+// setException records the policy a packet met, the first one winning.
+func (r *PacketResult) setException(p ExceptionPolicy, cause ExceptionCause) {
+	if r.Exception == ExceptionIgnore && p != ExceptionIgnore {
+		r.Exception, r.ExceptionCause = p, cause
+	}
+}
+
+// MemcapPolicy resolves stream.memcap-policy or stream.reassembly.memcap-policy (key) as
+// Suricata's ExceptionPolicyParse does for a policy that supports flow actions: value is the
+// key as written ("" when absent), master the exception-policy key. auto, and an absent key,
+// give drop-flow in IPS mode and ignore in IDS mode; the master switch's drops mean nothing in
+// IDS mode.
+func MemcapPolicy(key, value, master string, ips bool) (ExceptionPolicy, error) {
+	auto := ExceptionIgnore
+	if ips {
+		auto = ExceptionDropFlow
+	}
+	switch {
+	case value != "":
+		p, err := parseException(key, value)
+		if err != nil {
+			return 0, err
+		}
+		if value == "auto" {
+			p = auto
+		}
+		return p, nil
+	case master != "":
+		m, err := parseException("exception-policy", master)
+		if err != nil {
+			return 0, err
+		}
+		if master == "auto" {
+			return auto, nil
+		}
+		if !ips && (m == ExceptionDropPacket || m == ExceptionDropFlow) {
+			return ExceptionIgnore, nil
+		}
+		return m, nil
+	}
+	return auto, nil
+}

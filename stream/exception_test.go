@@ -73,3 +73,55 @@ func TestMidstreamPolicyApplied(t *testing.T) {
 		}
 	}
 }
+
+// TestMemcapPolicy follows ExceptionPolicyParse for a policy with flow actions: auto and an
+// absent key give drop-flow in IPS mode and ignore in IDS mode (ExceptionPolicyPickAuto,
+// ExceptionPolicyGetDefault), a value is taken as written, the master switch's drops are
+// ignored in IDS mode, an unknown value is refused.
+func TestMemcapPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		value, master string
+		ips           bool
+		want          ExceptionPolicy
+		err           bool
+	}{
+		{"", "auto", true, ExceptionDropFlow, false},
+		{"", "auto", false, ExceptionIgnore, false},
+		{"", "", true, ExceptionDropFlow, false},
+		{"auto", "", false, ExceptionIgnore, false},
+		{"drop-packet", "", true, ExceptionDropPacket, false},
+		{"pass-flow", "auto", true, ExceptionPassFlow, false},
+		{"", "drop-flow", false, ExceptionIgnore, false},
+		{"", "reject", true, ExceptionReject, false},
+		{"sometimes", "", true, 0, true},
+	} {
+		got, err := MemcapPolicy("stream.memcap-policy", tc.value, tc.master, tc.ips)
+		if (err != nil) != tc.err || err == nil && got != tc.want {
+			t.Errorf("value %q master %q ips %v: %v, %v; want %v (error %v)", tc.value, tc.master, tc.ips, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// TestMemcapPolicyApplied: a SYN that finds no room under stream.memcap gets memcap-policy
+// (cause memcap); a segment that finds no room under the reassembly memcap gets the reassembly
+// memcap-policy (StreamTcpNewSession, StreamTcpReassembleHandleSegment).
+func TestMemcapPolicyApplied(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.Memcap = 1 // no session fits
+	cfg.MemcapPolicy = ExceptionDropFlow
+	c := newConv(t, cfg)
+	res := c.send(pkt{flags: fSYN, seq: cISN})
+	if res.Exception != ExceptionDropFlow || res.ExceptionCause != CauseMemcap {
+		t.Errorf("session memcap: %v cause %v, want drop-flow, memcap", res.Exception, res.ExceptionCause)
+	}
+
+	cfg = defaultConfig()
+	cfg.ReassemblyMemcap = 1 // no segment fits
+	cfg.SegmentPrealloc = 0
+	cfg.ReassemblyMemcapPolicy = ExceptionDropPacket
+	c = established(t, cfg)
+	res = c.send(pkt{flags: fPA, seq: cISN + 1, ack: sISN + 1, data: "abc"})
+	if res.Exception != ExceptionDropPacket || res.ExceptionCause != CauseReassemblyMemcap {
+		t.Errorf("reassembly memcap: %v cause %v, want drop-packet, reassembly", res.Exception, res.ExceptionCause)
+	}
+}

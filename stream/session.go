@@ -349,6 +349,7 @@ func (t *Tracker) dispatch(s *Session, c *pctx, st flow.TCPSessionState) bool {
 func (t *Tracker) newSession(s *Session, c *pctx) bool {
 	if t.cfg.Memcap != 0 && t.ssnMem+sessionCost > t.cfg.Memcap {
 		t.Counters.SsnMemcapDrop++
+		c.res.setException(t.cfg.MemcapPolicy, CauseMemcap)
 		return false
 	}
 	t.ssnMem += sessionCost
@@ -530,6 +531,7 @@ func (t *Tracker) handleData(s *Session, st *Stream, c *pctx) bool {
 		t.event(c, decode.EventStreamReassemblyNoSegment)
 		t.Counters.SegmentMemcapDrop++
 		s.flags |= ssnLossy
+		c.res.setException(t.cfg.ReassemblyMemcapPolicy, CauseReassemblyMemcap)
 		return false
 	}
 	if r.Overlap {
@@ -562,6 +564,7 @@ func (t *Tracker) handleData(s *Session, st *Stream, c *pctx) bool {
 		}
 		t.Counters.SegmentMemcapDrop++
 		s.flags |= ssnLossy
+		c.res.setException(t.cfg.ReassemblyMemcapPolicy, CauseReassemblyMemcap)
 		return false
 	}
 	if r.Stored || r.Overlap {

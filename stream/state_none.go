@@ -14,7 +14,7 @@ func (t *Tracker) stateNone(s *Session, c *pctx) bool {
 		return false
 
 	case c.has(thFIN):
-		c.res.Exception = t.cfg.MidstreamPolicy
+		c.res.setException(t.cfg.MidstreamPolicy, CauseMidstream)
 		if !t.cfg.Midstream || c.plen == 0 || !t.midstreamAllowed() {
 			t.event(c, decode.EventStreamFinButNoSession)
 			return false
@@ -35,7 +35,7 @@ func (t *Tracker) stateNone(s *Session, c *pctx) bool {
 		s.flags |= ssnSackOK
 
 	case c.flags&(thSYN|thACK) == thSYN|thACK:
-		c.res.Exception = t.cfg.MidstreamPolicy
+		c.res.setException(t.cfg.MidstreamPolicy, CauseMidstream)
 		if !t.cfg.Midstream && !t.cfg.AsyncOneside || !t.midstreamAllowed() {
 			return true
 		}
@@ -127,7 +127,7 @@ func (t *Tracker) stateNone(s *Session, c *pctx) bool {
 		}
 
 	case c.has(thACK):
-		c.res.Exception = t.cfg.MidstreamPolicy
+		c.res.setException(t.cfg.MidstreamPolicy, CauseMidstream)
 		if !t.cfg.Midstream || !t.midstreamAllowed() {
 			return true
 		}

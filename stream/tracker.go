@@ -18,9 +18,13 @@ type Config struct {
 	// first packet of a flow without a session that is not a SYN; only ignore and pass-flow
 	// let midstream pickup happen.
 	MidstreamPolicy ExceptionPolicy
-	AsyncOneside    bool // stream.async-oneside
-	Inline          bool // stream.inline, resolved (auto: IPS mode)
-	DropInvalid     bool // stream.drop-invalid (inline only)
+	// MemcapPolicy and ReassemblyMemcapPolicy are stream.memcap-policy and
+	// stream.reassembly.memcap-policy, resolved (MemcapPolicy): applied to a packet that
+	// finds no room for its session or its segment.
+	MemcapPolicy, ReassemblyMemcapPolicy ExceptionPolicy
+	AsyncOneside                         bool // stream.async-oneside
+	Inline                               bool // stream.inline, resolved (auto: IPS mode)
+	DropInvalid                          bool // stream.drop-invalid (inline only)
 	// Memcap is stream.memcap: the bytes sessions may take.
 	Memcap uint64
 	// ReassemblyMemcap is stream.reassembly.memcap; SegmentPrealloc its segment-prealloc.
@@ -217,10 +221,12 @@ type PacketResult struct {
 	// Modified is PKT_STREAM_MODIFIED (inline): overlapping payload bytes were overwritten
 	// with the stream's accepted ones, so the checksum is to be recomputed.
 	Modified bool
-	// Exception is the exception policy applied to the packet (stream.midstream-policy on a
-	// packet without a session), ExceptionIgnore for none: the caller drops or passes the
-	// packet or its flow as it says (drop reason "stream midstream").
-	Exception ExceptionPolicy
+	// Exception is the exception policy applied to the packet, ExceptionIgnore for none, and
+	// ExceptionCause why (midstream-policy on a packet without a session, memcap-policy
+	// without room for a session, reassembly memcap-policy without room for a segment): the
+	// caller drops or passes the packet or its flow as it says.
+	Exception      ExceptionPolicy
+	ExceptionCause ExceptionCause
 	// Drop says the stream engine drops the packet whatever drop-invalid says: URG with the
 	// drop policy (inline), or past the OOB limit with its drop policy.
 	Drop bool

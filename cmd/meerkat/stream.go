@@ -57,6 +57,12 @@ func streamConfig(st *config.Settings, ips, raw bool) (*stream.Config, error) {
 		return nil, err
 	}
 	cfg.MidstreamPolicy = mp
+	if cfg.MemcapPolicy, err = stream.MemcapPolicy("stream.memcap-policy", s.MemcapPolicy, st.ExceptionPolicy, ips); err != nil {
+		return nil, err
+	}
+	if cfg.ReassemblyMemcapPolicy, err = stream.MemcapPolicy("stream.reassembly.memcap-policy", r.MemcapPolicy, st.ExceptionPolicy, ips); err != nil {
+		return nil, err
+	}
 	pf, err := hostOSPolicies(s.HostOSPolicy)
 	if err != nil {
 		return nil, err
