@@ -1030,3 +1030,52 @@ func TestCheckpoints(t *testing.T) {
 		t.Fatalf("InUse %d, %d checkpoints after Free", pool.InUse(), len(r.ck))
 	}
 }
+
+// BenchmarkInsertUnderLong: one-byte segments lying under one long stored segment while the
+// consumer is stalled at a hole before it, so that its remembered block does not cover them.
+// The store holds n one-byte segments at the odd offsets under the long one; each operation
+// is a one-byte segment into an even offset under it, descending (placed next to the last
+// insert), and the consumer's Contiguous from the base. Its neighbours do not touch it, so
+// whether it adds bytes is found from the long segment far back; the time per insert should
+// not grow with n. Every n/4 inserts the store is built again, untimed.
+func BenchmarkInsertUnderLong(b *testing.B) {
+	for _, n := range []int{256, 1024, 4096, 16384} {
+		b.Run(fmt.Sprintf("segs=%d", n), func(b *testing.B) {
+			pool := NewPool(0, n+n/4+3)
+			var r Reassembly
+			one := []byte{'x'}
+			long := make([]byte, 2*n+2)
+			build := func() {
+				r.Free(pool)
+				r.Init(0, 0)
+				r.SetMaxSegments(-1)
+				r.Insert(pool, 0, one, InsertOptions{}) // the consumer's block, before a hole at 1
+				for i := 0; i < n; i++ {
+					r.Insert(pool, Seq(3+2*i), one, InsertOptions{})
+				}
+				r.Insert(pool, 2, long, InsertOptions{}) // [2, 2n+4)
+				_ = r.Contiguous(r.Base())
+			}
+			build()
+			hole, left := 2*n+2, n/4
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if left == 0 {
+					b.StopTimer()
+					build()
+					hole, left = 2*n+2, n/4
+					b.StartTimer()
+				}
+				if res := r.Insert(pool, Seq(hole), one, InsertOptions{}); res.Stored || res.Overlap {
+					b.Fatalf("insert at %d: %+v", hole, res)
+				}
+				hole -= 2
+				left--
+				_ = r.Contiguous(r.Base())
+			}
+			b.StopTimer()
+			r.Free(pool)
+		})
+	}
+}
