@@ -966,8 +966,8 @@ func checkList(t *testing.T, r *Reassembly, pool *Pool, rng *rand.Rand) {
 			t.Fatalf("records %d, %d out of order", prev, i)
 		}
 		if s.ck {
-			if k >= len(r.ck) || r.ck[k] != i {
-				t.Fatalf("checkpoint %d: record %d, list has %d", k, r.ck[min(k, len(r.ck)-1)], i)
+			if k >= len(r.ck) || r.ck[k].rec != i {
+				t.Fatalf("checkpoint %d: record %d, list has %d", k, r.ck[min(k, len(r.ck)-1)].rec, i)
 			}
 			k++
 		}
@@ -976,6 +976,41 @@ func checkList(t *testing.T, r *Reassembly, pool *Pool, rng *rand.Rand) {
 	}
 	if prev != r.tail || n != r.Segments() || k != len(r.ck) {
 		t.Fatalf("tail %d/%d, %d/%d records, %d/%d checkpoints", prev, r.tail, n, r.Segments(), k, len(r.ck))
+	}
+	// Each checkpoint's furthest end before it, exact after the base.
+	far, k := r.baseOff, 0
+	for i := r.head; i != 0; i = pool.recs[i].next {
+		if pool.recs[i].ck {
+			if got := max(r.ck[k].before, r.baseOff); got != far {
+				t.Fatalf("checkpoint %d (record %d): furthest end before %d, want %d", k, i, got, far)
+			}
+			k++
+		}
+		far = max(far, pool.recs[i].end())
+	}
+	// covered against the records, for some record and ranges from its start.
+	if r.nbFirst == 0 && n > 0 {
+		rec := r.head
+		for j := rng.Intn(n); j > 0; j-- {
+			rec = pool.recs[rec].next
+		}
+		s := pool.recs[rec]
+		for j := 0; j < 4; j++ {
+			lo := max(s.start, r.baseOff) + int64(rng.Intn(int(s.n)))
+			hi := lo + 1 + int64(rng.Intn(3000))
+			pos := lo
+			for more := true; more; {
+				more = false
+				for i := r.head; i != 0; i = pool.recs[i].next {
+					if i != rec && pool.recs[i].start <= pos && pool.recs[i].end() > pos {
+						pos, more = pool.recs[i].end(), true
+					}
+				}
+			}
+			if got := r.covered(pool, rec, lo, hi); got != (pos >= hi) {
+				t.Fatalf("covered(%d, [%d, %d)) = %v, covered to %d", rec, lo, hi, got, pos)
+			}
+		}
 	}
 	for j := 0; j < 8; j++ {
 		start, ln := int64(rng.Intn(70000)), uint32(1+rng.Intn(4))
@@ -997,10 +1032,12 @@ func TestCheckpoints(t *testing.T) {
 	var r Reassembly
 	r.Init(0, 0)
 	r.SetMaxSegments(4000)
-	data := bytes.Repeat([]byte("x"), 8)
+	data := bytes.Repeat([]byte("x"), 3000)
 	base := 0
 	for op := 0; op < 30000; op++ {
 		switch x := rng.Intn(100); {
+		case x < 1: // a long segment, which one-byte ones then lie under
+			r.Insert(pool, Seq(base+rng.Intn(60000)), data[:100+rng.Intn(2900)], InsertOptions{})
 		case x < 2:
 			base += rng.Intn(2000)
 			r.Release(pool, uint64(base))
