@@ -464,6 +464,22 @@ func fuzzSeeds() map[string][]byte {
 		regions = append(regions, op(o, 9, 0x08, 's')...)
 	}
 	seeds["regions"] = regions
+	// One-byte segments under a long one, with the consumer stalled at a hole before it: more
+	// than a checkpoint spacing of them, so that the coverage check goes by the checkpoints.
+	under := []byte{0, 1, 0, 0, 1, 0, 0, 0}
+	under = append(under, op(0, 0, 0x08, 'a')...)
+	for o := 3; o < 3+2*80; o += 2 {
+		under = append(under, op(o, 0, 0x08, 'b')...)
+	}
+	under = append(under, op(2, 0x40|2, 0x08, 'c')...) // [2, 293)
+	for o := 3 + 2*80 - 1; o > 2; o -= 2 {
+		under = append(under, op(o, 0, 0x08, 'd')...)
+	}
+	under = append(under, op(2, 0x40|63, 0x08, 'e')...) // a longer one at the same start
+	for o := 3 + 2*80; o < 3+2*120; o += 2 {
+		under = append(under, op(o, 0, 0x08, 'f')...)
+	}
+	seeds["under-long"] = under
 	return seeds
 }
 

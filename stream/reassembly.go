@@ -14,8 +14,11 @@ package stream
 // retransmissions of the oldest, newest or last data, and a consumer reading from its base
 // cost O(1) per segment; a segment far from all of them is placed from checkpoints, records
 // found by bisection that long walks leave behind them, so that its walk is short in
-// amortized terms (where Suricata's segment tree is O(log n)). Overlap resolution and the
-// coverage check still walk the records the segment overlaps, at most MaxSegments.
+// amortized terms (where Suricata's segment tree is O(log n)). Each checkpoint also holds
+// the furthest end of the records before it, so the coverage check (is every byte of the
+// segment stored already?) does not walk back to a long record far behind the segment.
+// Overlap resolution and the coverage check still walk the records after the segment that it
+// overlaps, at most MaxSegments.
 //
 // Where this follows Suricata's source rather than suricata-stream-http.md: the segment that
 // passes the depth is dropped whole, not truncated (checkDepth); overlaps are found through
@@ -117,7 +120,7 @@ type Reassembly struct {
 	// records nbFirst..nbLast cover [nbFirst's start, nbEnd) without a hole; records after
 	// nbLast are merged in lazily (extendBlock). nbFirst 0: nothing remembered.
 	finger          int32
-	ck              []int32 // checkpoints: some records, ordered as the list, found by bisection
+	ck              []ckpt // checkpoints: some records, ordered as the list, found by bisection
 	maxLen          uint32
 	nbFirst, nbLast int32
 	nbFrom, nbEnd   int64
@@ -196,63 +199,110 @@ func (r *Reassembly) findPrev(pool *Pool, start int64, n uint32) int32 {
 			}
 		}
 	}
-	// From the last checkpoint at or before the key (else the head), forward, leaving a
-	// checkpoint every ckSpacing records walked, so that a later walk over the same records
-	// is short: a walk's length is paid for by the checkpoints it leaves and by the records
-	// inserted since.
+	t, _ := r.ckWalk(pool, start, n)
+	r.finger = t
+	return t
+}
+
+// ckWalk returns the last record ordered at or before (start, n), where the head is, and
+// the furthest end of the records ordered before that one (exact where it lies after the
+// base; see ckpt). It walks forward from the last checkpoint at or before the key (else the
+// head), leaving a checkpoint every ckSpacing records walked, so that a later walk over the
+// same records is short: a walk's length is paid for by the checkpoints it leaves and by the
+// records inserted since. It leaves the finger where it was.
+func (r *Reassembly) ckWalk(pool *Pool, start int64, n uint32) (int32, int64) {
 	a, b := 0, len(r.ck)
 	for a < b {
 		m := int(uint(a+b) >> 1)
-		if pool.atOrBefore(r.ck[m], start, n) {
+		if pool.atOrBefore(r.ck[m].rec, start, n) {
 			a = m + 1
 		} else {
 			b = m
 		}
 	}
-	t, at := r.head, 0 // at: where in ck the next checkpoint goes
+	t, at, before := r.head, 0, int64(0) // at: where in ck the next checkpoint goes
 	if a > 0 {
-		t, at = r.ck[a-1], a
+		t, at, before = r.ck[a-1].rec, a, r.ck[a-1].before
 	}
 	for steps := 1; ; steps++ {
 		nx := pool.recs[t].next
 		if !pool.atOrBefore(nx, start, n) {
 			break
 		}
+		before = max(before, pool.recs[t].end())
 		t = nx
 		if steps%ckSpacing == 0 && !pool.recs[t].ck {
-			r.addCheckpoint(pool, t, at)
+			r.addCheckpoint(pool, t, at, before)
 			at++
 		}
 	}
-	r.finger = t
-	return t
+	return t, before
 }
 
 // ckSpacing is how many records a walk passes before it leaves a checkpoint.
 const ckSpacing = 32
 
-// addCheckpoint puts record t in the checkpoints at index at (their order is the list's).
-func (r *Reassembly) addCheckpoint(pool *Pool, t int32, at int) {
-	r.ck = append(r.ck, 0)
+// ckpt is one checkpoint: a record and the furthest end of the records ordered before it
+// (0: none). The furthest end is kept exact where it lies after the base: a record linked
+// raises it at the checkpoints after it (raiseCheckpoints), and the records Release unlinks
+// end at or before the new base, so a value it leaves too high is still at or before the base,
+// where no question about stored bytes looks (they are all asked from the base on).
+type ckpt struct {
+	rec    int32
+	before int64
+}
+
+// addCheckpoint puts record t, with the furthest end before it, in the checkpoints at index
+// at (their order is the list's).
+func (r *Reassembly) addCheckpoint(pool *Pool, t int32, at int, before int64) {
+	r.ck = append(r.ck, ckpt{})
 	copy(r.ck[at+1:], r.ck[at:])
-	r.ck[at] = t
+	r.ck[at] = ckpt{t, before}
 	pool.recs[t].ck = true
 }
 
-// dropCheckpoint takes record t, a checkpoint, out of the checkpoints.
-func (r *Reassembly) dropCheckpoint(pool *Pool, t int32) {
+// ckIndex returns the index in the checkpoints of record t, a checkpoint.
+func (r *Reassembly) ckIndex(pool *Pool, t int32) int {
 	s := &pool.recs[t]
-	s.ck = false
 	a, b := 0, len(r.ck)
 	for a < b { // the first checkpoint not before t; keys are distinct
 		m := int(uint(a+b) >> 1)
-		c := &pool.recs[r.ck[m]]
+		c := &pool.recs[r.ck[m].rec]
 		if c.start < s.start || (c.start == s.start && c.n < s.n) {
 			a = m + 1
 		} else {
 			b = m
 		}
 	}
+	return a
+}
+
+// raiseCheckpoints keeps the checkpoints' furthest ends after rec was linked: those after
+// rec that end before it are raised to its end. The furthest ends grow along the
+// checkpoints, so these are the first ones after rec, and every one of them but the last
+// lies inside rec (it starts at or after rec and ends before it): they are records that
+// rec's overlap handling walks anyway.
+func (r *Reassembly) raiseCheckpoints(pool *Pool, rec int32) {
+	s := &pool.recs[rec]
+	e := s.end()
+	a, b := 0, len(r.ck)
+	for a < b { // the first checkpoint after rec
+		m := int(uint(a+b) >> 1)
+		if pool.atOrBefore(r.ck[m].rec, s.start, s.n) {
+			a = m + 1
+		} else {
+			b = m
+		}
+	}
+	for ; a < len(r.ck) && r.ck[a].before < e; a++ {
+		r.ck[a].before = e
+	}
+}
+
+// dropCheckpoint takes record t, a checkpoint, out of the checkpoints.
+func (r *Reassembly) dropCheckpoint(pool *Pool, t int32) {
+	a := r.ckIndex(pool, t)
+	pool.recs[t].ck = false
 	r.ck = append(r.ck[:a], r.ck[a+1:]...)
 }
 
@@ -441,7 +491,7 @@ func (r *Reassembly) Insert(pool *Pool, seq Seq, data []byte, opt InsertOptions)
 		if !res.Overlap && next == 0 && lo >= r.end {
 			res.Stored = true // appended
 		} else {
-			res.Stored = !r.covered(pool, rec, lo, end, rec)
+			res.Stored = !r.covered(pool, rec, lo, end)
 		}
 	}
 
@@ -496,6 +546,7 @@ func (r *Reassembly) Insert(pool *Pool, seq Seq, data []byte, opt InsertOptions)
 	if dup == 0 {
 		r.finger = rec
 		r.noteBlock(pool, rec)
+		r.raiseCheckpoints(pool, rec)
 	}
 	return res
 }
@@ -627,27 +678,42 @@ func (r *Reassembly) unlink(pool *Pool, rec int32) {
 	}
 }
 
-// covered reports whether records other than skip, a record linked since the last NextBlock,
-// cover all of [lo, hi). from is a record that starts at or before lo. When NextBlock's
-// remembered block holds the range the answer is at hand; otherwise the walk begins at the
-// first record that can reach lo (which a long record far back makes a long walk).
-func (r *Reassembly) covered(pool *Pool, from int32, lo, hi int64, skip int32) bool {
+// covered reports whether records other than rec, a record linked since the last
+// NextBlock, cover all of [lo, hi), where lo is at or after rec's start and the base. The
+// records before rec all start at or before lo, so they take the coverage from lo as far as
+// the furthest of their ends, and the records after rec continue it. When NextBlock's
+// remembered block holds the range the answer is at hand. The furthest end before rec is found
+// walking back at most ckSpacing records, to a checkpoint (which holds the furthest end before
+// it), the head, a record that covers the range, or one that starts more than maxLen before lo
+// (so no record before it reaches lo); failing that, from the checkpoints (ckWalk), which the
+// walk leaves along the way. A long record far back is not walked to: this is O(ckSpacing)
+// amortized, besides the records after rec that the range overlaps.
+func (r *Reassembly) covered(pool *Pool, rec int32, lo, hi int64) bool {
 	if r.nbFirst != 0 && lo >= pool.recs[r.nbFirst].start && hi <= r.nbEnd {
 		return true
 	}
-	t := from
-	for {
-		p := pool.recs[t].prev
-		if p == 0 || pool.recs[p].start+int64(r.maxLen) <= lo {
+	far := int64(0) // the furthest end of the records before rec, once found
+	t := pool.recs[rec].prev
+	for i := 0; t != 0; i++ {
+		if i == ckSpacing {
+			p := &pool.recs[pool.recs[rec].prev]
+			_, before := r.ckWalk(pool, p.start, p.n) // returns rec's prev
+			far = max(far, before)
 			break
 		}
-		t = p
-	}
-	pos := lo
-	for ; t != 0 && pos < hi; t = pool.recs[t].next {
-		if t == skip {
-			continue
+		s := &pool.recs[t]
+		far = max(far, s.end())
+		if s.ck {
+			far = max(far, r.ck[r.ckIndex(pool, t)].before)
+			break
 		}
+		if far >= hi || s.start+int64(r.maxLen) <= lo {
+			break
+		}
+		t = s.prev
+	}
+	pos := max(lo, far)
+	for t := pool.recs[rec].next; t != 0 && pos < hi; t = pool.recs[t].next {
 		s := &pool.recs[t]
 		if s.start > pos {
 			return false

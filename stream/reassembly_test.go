@@ -966,8 +966,8 @@ func checkList(t *testing.T, r *Reassembly, pool *Pool, rng *rand.Rand) {
 			t.Fatalf("records %d, %d out of order", prev, i)
 		}
 		if s.ck {
-			if k >= len(r.ck) || r.ck[k] != i {
-				t.Fatalf("checkpoint %d: record %d, list has %d", k, r.ck[min(k, len(r.ck)-1)], i)
+			if k >= len(r.ck) || r.ck[k].rec != i {
+				t.Fatalf("checkpoint %d: record %d, list has %d", k, r.ck[min(k, len(r.ck)-1)].rec, i)
 			}
 			k++
 		}
@@ -976,6 +976,41 @@ func checkList(t *testing.T, r *Reassembly, pool *Pool, rng *rand.Rand) {
 	}
 	if prev != r.tail || n != r.Segments() || k != len(r.ck) {
 		t.Fatalf("tail %d/%d, %d/%d records, %d/%d checkpoints", prev, r.tail, n, r.Segments(), k, len(r.ck))
+	}
+	// Each checkpoint's furthest end before it, exact after the base.
+	far, k := r.baseOff, 0
+	for i := r.head; i != 0; i = pool.recs[i].next {
+		if pool.recs[i].ck {
+			if got := max(r.ck[k].before, r.baseOff); got != far {
+				t.Fatalf("checkpoint %d (record %d): furthest end before %d, want %d", k, i, got, far)
+			}
+			k++
+		}
+		far = max(far, pool.recs[i].end())
+	}
+	// covered against the records, for some record and ranges from its start.
+	if r.nbFirst == 0 && n > 0 {
+		rec := r.head
+		for j := rng.Intn(n); j > 0; j-- {
+			rec = pool.recs[rec].next
+		}
+		s := pool.recs[rec]
+		for j := 0; j < 4; j++ {
+			lo := max(s.start, r.baseOff) + int64(rng.Intn(int(s.n)))
+			hi := lo + 1 + int64(rng.Intn(3000))
+			pos := lo
+			for more := true; more; {
+				more = false
+				for i := r.head; i != 0; i = pool.recs[i].next {
+					if i != rec && pool.recs[i].start <= pos && pool.recs[i].end() > pos {
+						pos, more = pool.recs[i].end(), true
+					}
+				}
+			}
+			if got := r.covered(pool, rec, lo, hi); got != (pos >= hi) {
+				t.Fatalf("covered(%d, [%d, %d)) = %v, covered to %d", rec, lo, hi, got, pos)
+			}
+		}
 	}
 	for j := 0; j < 8; j++ {
 		start, ln := int64(rng.Intn(70000)), uint32(1+rng.Intn(4))
@@ -997,10 +1032,12 @@ func TestCheckpoints(t *testing.T) {
 	var r Reassembly
 	r.Init(0, 0)
 	r.SetMaxSegments(4000)
-	data := bytes.Repeat([]byte("x"), 8)
+	data := bytes.Repeat([]byte("x"), 3000)
 	base := 0
 	for op := 0; op < 30000; op++ {
 		switch x := rng.Intn(100); {
+		case x < 1: // a long segment, which one-byte ones then lie under
+			r.Insert(pool, Seq(base+rng.Intn(60000)), data[:100+rng.Intn(2900)], InsertOptions{})
 		case x < 2:
 			base += rng.Intn(2000)
 			r.Release(pool, uint64(base))
@@ -1028,5 +1065,54 @@ func TestCheckpoints(t *testing.T) {
 	r.Free(pool)
 	if pool.InUse() != 0 || len(r.ck) != 0 {
 		t.Fatalf("InUse %d, %d checkpoints after Free", pool.InUse(), len(r.ck))
+	}
+}
+
+// BenchmarkInsertUnderLong: one-byte segments lying under one long stored segment while the
+// consumer is stalled at a hole before it, so that its remembered block does not cover them.
+// The store holds n one-byte segments at the odd offsets under the long one; each operation
+// is a one-byte segment into an even offset under it, descending (placed next to the last
+// insert), and the consumer's Contiguous from the base. Its neighbours do not touch it, so
+// whether it adds bytes is found from the long segment far back; the time per insert should
+// not grow with n. Every n/4 inserts the store is built again, untimed.
+func BenchmarkInsertUnderLong(b *testing.B) {
+	for _, n := range []int{256, 1024, 4096, 16384} {
+		b.Run(fmt.Sprintf("segs=%d", n), func(b *testing.B) {
+			pool := NewPool(0, n+n/4+3)
+			var r Reassembly
+			one := []byte{'x'}
+			long := make([]byte, 2*n+2)
+			build := func() {
+				r.Free(pool)
+				r.Init(0, 0)
+				r.SetMaxSegments(-1)
+				r.Insert(pool, 0, one, InsertOptions{}) // the consumer's block, before a hole at 1
+				for i := 0; i < n; i++ {
+					r.Insert(pool, Seq(3+2*i), one, InsertOptions{})
+				}
+				r.Insert(pool, 2, long, InsertOptions{}) // [2, 2n+4)
+				_ = r.Contiguous(r.Base())
+			}
+			build()
+			hole, left := 2*n+2, n/4
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if left == 0 {
+					b.StopTimer()
+					build()
+					hole, left = 2*n+2, n/4
+					b.StartTimer()
+				}
+				if res := r.Insert(pool, Seq(hole), one, InsertOptions{}); res.Stored || res.Overlap {
+					b.Fatalf("insert at %d: %+v", hole, res)
+				}
+				hole -= 2
+				left--
+				_ = r.Contiguous(r.Base())
+			}
+			b.StopTimer()
+			r.Free(pool)
+		})
 	}
 }
