@@ -110,10 +110,21 @@ func (e *Engine) noteRawStream() {
 				e.rawPorts[dir] = new([1024]uint64)
 			}
 			for _, pr := range r.groupPorts(dir) {
-				for port := uint32(pr.First); port <= uint32(pr.Last); port++ {
-					e.rawPorts[dir][port>>6] |= 1 << (port & 63)
-				}
+				setBits(e.rawPorts[dir][:], uint32(pr.First), uint32(pr.Last))
 			}
 		}
+	}
+}
+
+// setBits sets bits first..last (inclusive) of words, a word at a time where it can.
+func setBits(words []uint64, first, last uint32) {
+	for b := first; b <= last; {
+		if b&63 == 0 && last-b >= 63 {
+			words[b>>6] = ^uint64(0)
+			b += 64
+			continue
+		}
+		words[b>>6] |= 1 << (b & 63)
+		b++
 	}
 }
