@@ -141,10 +141,6 @@ type pctx struct {
 	flags    uint8
 	plen     uint32
 	toServer bool
-	tsSec    uint32
-	tfo      bool // TCP Fast Open option present
-	sack     bool // SACK blocks present
-	md5      bool // TCP-MD5 or TCP-AO option present
 	// snd and rcv are the sender's and the receiver's streams.
 	snd, rcv *Stream
 	// stateErr is set when a handler rejected the packet (returned -1).
@@ -152,6 +148,10 @@ type pctx struct {
 }
 
 func (c *pctx) has(fl uint8) bool { return c.flags&fl != 0 }
+
+// tsSec is the packet's time in seconds, for the timestamp checks (computed when asked: most
+// packets never need it).
+func (c *pctx) tsSec() uint32 { return uint32(c.p.Timestamp.Unix()) }
 
 const (
 	thFIN = decode.TCPFlagFIN
@@ -161,11 +161,12 @@ const (
 	thURG = decode.TCPFlagURG
 )
 
-// tcpOptions takes the options the stream engine tests that the state of the packet does
-// not otherwise carry: SACK blocks, TCP-MD5 or TCP-AO, TCP Fast Open (found by the decoder).
-func tcpOptions(c *pctx) {
-	c.sack, c.md5, c.tfo = c.p.TCPHasSACK, c.p.TCPHasMD5, c.p.TCPHasTFO
-}
+// The options the stream engine tests that the state of the packet does not otherwise carry,
+// as the decoder found them: SACK blocks, TCP-MD5 or TCP-AO, TCP Fast Open. Read from the
+// packet when a check needs them.
+func (c *pctx) sack() bool { return c.p.TCPHasSACK }
+func (c *pctx) md5() bool  { return c.p.TCPHasMD5 }
+func (c *pctx) tfo() bool  { return c.p.TCPHasTFO }
 
 func (t *Tracker) session(f *flow.Flow) *Session {
 	s := t.sessions.At(f)
@@ -211,12 +212,14 @@ func (t *Tracker) packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) {
 	res.Established = est
 	t.cur = p
 
-	var cv pctx // on the stack: the handlers take it by pointer and keep it no longer than the call
+	// cv is on the stack: the handlers take it by pointer and keep it no longer than the call.
+	// Its fields are set one by one: a composite literal is built in a temporary and copied
+	// with wide loads of narrow stores just made, which stall store-to-load forwarding.
+	var cv pctx
 	c := &cv
-	*c = pctx{f: f, p: p, res: res, seq: Seq(p.TCPSeq), ack: Seq(p.TCPAck), win: p.TCPWindow,
-		flags: fl, plen: uint32(len(p.Payload)), toServer: dir == flow.ToServer,
-		tsSec: uint32(p.Timestamp.Unix())}
-	tcpOptions(c)
+	c.f, c.p, c.res = f, p, res
+	c.seq, c.ack, c.win = Seq(p.TCPSeq), Seq(p.TCPAck), p.TCPWindow
+	c.flags, c.plen, c.toServer = fl, uint32(len(p.Payload)), dir == flow.ToServer
 
 	if s != nil {
 		t.trackFlags(f, s, c)
@@ -242,8 +245,14 @@ func (t *Tracker) packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) {
 		}
 		ok = t.stateNone(s, c)
 	} else {
-		t.prune(s, &s.client)
-		t.prune(s, &s.server)
+		// prune returns at once for a stream that is no longer reassembled: test that here,
+		// without the call.
+		if s.client.flags&stNoReassembly == 0 {
+			t.prune(s, &s.client)
+		}
+		if s.server.flags&stNoReassembly == 0 {
+			t.prune(s, &s.server)
+		}
 		c.setStreams(s)
 		ok = t.preChecks(s, c)
 	}
@@ -512,7 +521,7 @@ func (t *Tracker) handleData(s *Session, st *Stream, c *pctx) bool {
 			}
 		}
 	}
-	if c.tfo && c.has(thSYN) {
+	if c.tfo() && c.has(thSYN) {
 		seq++
 	}
 	c.res.Offset = st.ra.Offset(seq)
