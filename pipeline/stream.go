@@ -47,7 +47,7 @@ func (w *worker) track(pc *packetCtx) {
 		return
 	}
 	state := f.State
-	res := st.t.Packet(f, p, pc.dir)
+	res := st.t.Track(f, p, pc.dir) // valid until the next call on st.t: read it first
 	pc.dir = res.Dir
 	if res.Modified {
 		p.FixTCPChecksum() // the inline stream engine rewrote overlapping bytes

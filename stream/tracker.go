@@ -239,11 +239,19 @@ type PacketResult struct {
 // state machine (updating f.TCP), stores the payload, and adds stream events to p.Events.
 // Packets with a bad checksum (when validated) are not tracked.
 func (t *Tracker) Packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) PacketResult {
+	return *t.Track(f, p, dir)
+}
+
+// Track is Packet returning its result in place (valid until the next call on the Tracker):
+// the worker's per-packet call, which so reads the fields it needs rather than a copy (copying
+// the result just written, field by field, stalls store-to-load forwarding).
+func (t *Tracker) Track(f *flow.Flow, p *decode.Packet, dir flow.Direction) *PacketResult {
+	res := &t.res
 	if !p.IsTCP() {
-		return PacketResult{Dir: dir}
+		*res = PacketResult{Dir: dir}
+		return res
 	}
 	t.packet(f, p, dir)
-	res := &t.res
 	if t.cfg.Inline { // the placement the inline raw window needs (raw.go)
 		t.last.slot, t.last.dir, t.last.added, t.last.payload = nil, res.Dir, res.Added, p.Payload
 		if s := t.sessions.At(f); s.active {
@@ -251,7 +259,7 @@ func (t *Tracker) Packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) Pac
 			t.last.offset = res.Offset
 		}
 	}
-	return *res
+	return res
 }
 
 // RawBuffer receives the raw stream data a packet inspects: one chunk per contiguous block
