@@ -318,7 +318,11 @@ func (t *Tracker) preChecks(s *Session, c *pctx) bool {
 				break
 			}
 		}
-		ok = t.dispatch(s, c, s.state)
+		if s.state == flow.TCPEstablished { // most packets: the call without dispatch's switch
+			ok = t.stateEstablished(s, c)
+		} else {
+			ok = t.dispatch(s, c, s.state)
+		}
 	}
 	t.checkPostRst(s, c)
 	return ok
@@ -408,12 +412,17 @@ func (t *Tracker) closeWithReset(s *Session, c *pctx) {
 // policyOf is the stream's OS policy, set from the packet's destination the first time it is
 // needed (StreamTcpSetOSPolicy).
 func (t *Tracker) policyOf(st *Stream, c *pctx) Policy {
-	if !st.policySet {
-		st.policySet = true
-		st.policy = PolicyBSD
-		if t.cfg.PolicyFor != nil {
-			st.policy = t.cfg.PolicyFor(c.p.DstIP)
-		}
+	if st.policySet { // small enough to inline: the timestamp checks ask on every packet
+		return st.policy
+	}
+	return t.setPolicy(st, c)
+}
+
+func (t *Tracker) setPolicy(st *Stream, c *pctx) Policy {
+	st.policySet = true
+	st.policy = PolicyBSD
+	if t.cfg.PolicyFor != nil {
+		st.policy = t.cfg.PolicyFor(c.p.DstIP)
 	}
 	return st.policy
 }
