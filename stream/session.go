@@ -307,12 +307,17 @@ func (t *Tracker) preChecks(s *Session, c *pctx) bool {
 		if zwpAck {
 			break
 		}
+		// The calls that do not inline are guarded here by their first test: a window that
+		// did not shrink is no bad window update, a packet without payload no spurious
+		// retransmission (both free of effects up to that test).
 		if !t.isFinShutdownAck(s, c) && !t.isWindowUpdate(s, c) {
-			if t.isBadWindowUpdate(s, c) || t.isOutdatedAck(s, c) {
+			if c.scaled(c.rcv.wscale) < c.rcv.window && t.isBadWindowUpdate(s, c) || t.isOutdatedAck(s, c) {
 				break
 			}
 		}
-		if r := t.isSpuriousRetransmission(c); r > 0 {
+		if c.plen == 0 {
+			// no spurious retransmission
+		} else if r := t.isSpuriousRetransmission(c); r > 0 {
 			t.event(c, decode.EventStreamPktSpuriousRetransmission)
 			if r == 2 {
 				break

@@ -32,6 +32,13 @@ func updateNextWin(st *Stream, win Seq) {
 	}
 }
 
+// ackInWindow is validateAck's first two cases, which accept the ACK without an event: it
+// moves last_ack within the window, or repeats it. Callers on the per-packet path test it
+// before the call.
+func ackInWindow(st *Stream, ack Seq) bool {
+	return ack.GT(st.lastAck) && ack.LEQ(st.nextWin) || ack == st.lastAck
+}
+
 // validateAck is StreamTcpValidateAck: st is the stream whose data the packet ACKs.
 func (t *Tracker) validateAck(s *Session, st *Stream, c *pctx) bool {
 	if !c.has(thACK) {
