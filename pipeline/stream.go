@@ -47,7 +47,7 @@ func (w *worker) track(pc *packetCtx) {
 		return
 	}
 	state := f.State
-	res := st.t.Packet(f, p, pc.dir)
+	res := st.t.Track(f, p, pc.dir) // valid until the next call on st.t: read it first
 	pc.dir = res.Dir
 	if res.Modified {
 		p.FixTCPChecksum() // the inline stream engine rewrote overlapping bytes
@@ -72,8 +72,7 @@ func (w *worker) track(pc *packetCtx) {
 	if res.StreamEst && st.t.Raw(f, pc.dir, false, &st.raw) {
 		p.StreamData = true
 	}
-	cs, ok := st.t.StreamSize(f, stream.Client)
-	ss, _ := st.t.StreamSize(f, stream.Server)
+	cs, ss, ok := st.t.StreamSizes(f)
 	w.tc.SetStream(st.raw.Chunks, ok, cs, ss)
 }
 
@@ -84,10 +83,7 @@ func (w *worker) inspected(pc *packetCtx) {
 	if pc.f == nil || !pc.p.IsTCP() {
 		return
 	}
-	if pc.p.StreamData {
-		w.stream.t.RawConsumed(pc.f, pc.dir, w.stream.raw.End)
-	}
-	w.stream.t.Prune(pc.f, pc.dir)
+	w.stream.t.Inspected(pc.f, pc.dir, pc.p.StreamData, w.stream.raw.End)
 }
 
 // deferEnd keeps an ending TCP flow until the packet being handled is done (flow.Config.Defer),
@@ -127,8 +123,7 @@ func (w *worker) pseudoPacket(f *flow.Flow, dir flow.Direction) {
 	}
 	st.raw.Chunks = st.raw.Chunks[:0]
 	p.StreamData = st.t.Raw(f, dir, true, &st.raw)
-	cs, ok := st.t.StreamSize(f, stream.Client)
-	ss, _ := st.t.StreamSize(f, stream.Server)
+	cs, ss, ok := st.t.StreamSizes(f)
 	w.tc.SetStream(st.raw.Chunks, ok, cs, ss)
 	pc := packetCtx{p: p, f: f, dir: dir}
 	if w.cfg.Firewall {

@@ -141,10 +141,6 @@ type pctx struct {
 	flags    uint8
 	plen     uint32
 	toServer bool
-	tsSec    uint32
-	tfo      bool // TCP Fast Open option present
-	sack     bool // SACK blocks present
-	md5      bool // TCP-MD5 or TCP-AO option present
 	// snd and rcv are the sender's and the receiver's streams.
 	snd, rcv *Stream
 	// stateErr is set when a handler rejected the packet (returned -1).
@@ -152,6 +148,10 @@ type pctx struct {
 }
 
 func (c *pctx) has(fl uint8) bool { return c.flags&fl != 0 }
+
+// tsSec is the packet's time in seconds, for the timestamp checks (computed when asked: most
+// packets never need it).
+func (c *pctx) tsSec() uint32 { return uint32(c.p.Timestamp.Unix()) }
 
 const (
 	thFIN = decode.TCPFlagFIN
@@ -161,11 +161,12 @@ const (
 	thURG = decode.TCPFlagURG
 )
 
-// tcpOptions takes the options the stream engine tests that the state of the packet does
-// not otherwise carry: SACK blocks, TCP-MD5 or TCP-AO, TCP Fast Open (found by the decoder).
-func tcpOptions(c *pctx) {
-	c.sack, c.md5, c.tfo = c.p.TCPHasSACK, c.p.TCPHasMD5, c.p.TCPHasTFO
-}
+// The options the stream engine tests that the state of the packet does not otherwise carry,
+// as the decoder found them: SACK blocks, TCP-MD5 or TCP-AO, TCP Fast Open. Read from the
+// packet when a check needs them.
+func (c *pctx) sack() bool { return c.p.TCPHasSACK }
+func (c *pctx) md5() bool  { return c.p.TCPHasMD5 }
+func (c *pctx) tfo() bool  { return c.p.TCPHasTFO }
 
 func (t *Tracker) session(f *flow.Flow) *Session {
 	s := t.sessions.Peek(f)
@@ -211,12 +212,14 @@ func (t *Tracker) packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) {
 	res.Established = est
 	t.cur = p
 
-	var cv pctx // on the stack: the handlers take it by pointer and keep it no longer than the call
+	// cv is on the stack: the handlers take it by pointer and keep it no longer than the call.
+	// Its fields are set one by one: a composite literal is built in a temporary and copied
+	// with wide loads of narrow stores just made, which stall store-to-load forwarding.
+	var cv pctx
 	c := &cv
-	*c = pctx{f: f, p: p, res: res, seq: Seq(p.TCPSeq), ack: Seq(p.TCPAck), win: p.TCPWindow,
-		flags: fl, plen: uint32(len(p.Payload)), toServer: dir == flow.ToServer,
-		tsSec: uint32(p.Timestamp.Unix())}
-	tcpOptions(c)
+	c.f, c.p, c.res = f, p, res
+	c.seq, c.ack, c.win = Seq(p.TCPSeq), Seq(p.TCPAck), p.TCPWindow
+	c.flags, c.plen, c.toServer = fl, uint32(len(p.Payload)), dir == flow.ToServer
 
 	if s != nil {
 		t.trackFlags(f, s, c)
@@ -245,8 +248,14 @@ func (t *Tracker) packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) {
 			t.sessions.Drop(f) // no session came of it: the record goes back
 		}
 	} else {
-		t.prune(s, &s.client)
-		t.prune(s, &s.server)
+		// prune returns at once for a stream that is no longer reassembled: test that here,
+		// without the call.
+		if s.client.flags&stNoReassembly == 0 {
+			t.prune(s, &s.client)
+		}
+		if s.server.flags&stNoReassembly == 0 {
+			t.prune(s, &s.server)
+		}
 		c.setStreams(s)
 		ok = t.preChecks(s, c)
 	}
@@ -301,18 +310,27 @@ func (t *Tracker) preChecks(s *Session, c *pctx) bool {
 		if zwpAck {
 			break
 		}
+		// The calls that do not inline are guarded here by their first test: a window that
+		// did not shrink is no bad window update, a packet without payload no spurious
+		// retransmission (both free of effects up to that test).
 		if !t.isFinShutdownAck(s, c) && !t.isWindowUpdate(s, c) {
-			if t.isBadWindowUpdate(s, c) || t.isOutdatedAck(s, c) {
+			if c.scaled(c.rcv.wscale) < c.rcv.window && t.isBadWindowUpdate(s, c) || t.isOutdatedAck(s, c) {
 				break
 			}
 		}
-		if r := t.isSpuriousRetransmission(c); r > 0 {
+		if c.plen == 0 {
+			// no spurious retransmission
+		} else if r := t.isSpuriousRetransmission(c); r > 0 {
 			t.event(c, decode.EventStreamPktSpuriousRetransmission)
 			if r == 2 {
 				break
 			}
 		}
-		ok = t.dispatch(s, c, s.state)
+		if s.state == flow.TCPEstablished { // most packets: the call without dispatch's switch
+			ok = t.stateEstablished(s, c)
+		} else {
+			ok = t.dispatch(s, c, s.state)
+		}
 	}
 	t.checkPostRst(s, c)
 	return ok
@@ -403,12 +421,17 @@ func (t *Tracker) closeWithReset(s *Session, c *pctx) {
 // policyOf is the stream's OS policy, set from the packet's destination the first time it is
 // needed (StreamTcpSetOSPolicy).
 func (t *Tracker) policyOf(st *Stream, c *pctx) Policy {
-	if !st.policySet {
-		st.policySet = true
-		st.policy = PolicyBSD
-		if t.cfg.PolicyFor != nil {
-			st.policy = t.cfg.PolicyFor(c.p.DstIP)
-		}
+	if st.policySet { // small enough to inline: the timestamp checks ask on every packet
+		return st.policy
+	}
+	return t.setPolicy(st, c)
+}
+
+func (t *Tracker) setPolicy(st *Stream, c *pctx) Policy {
+	st.policySet = true
+	st.policy = PolicyBSD
+	if t.cfg.PolicyFor != nil {
+		st.policy = t.cfg.PolicyFor(c.p.DstIP)
 	}
 	return st.policy
 }
@@ -516,7 +539,7 @@ func (t *Tracker) handleData(s *Session, st *Stream, c *pctx) bool {
 			}
 		}
 	}
-	if c.tfo && c.has(thSYN) {
+	if c.tfo() && c.has(thSYN) {
 		seq++
 	}
 	c.res.Offset = st.ra.Offset(seq)

@@ -93,7 +93,7 @@ func (t *Tracker) establishedPacket(s *Session, c *pctx) bool {
 	if c.has(thACK) {
 		if s.flags&zwpOther != 0 && c.ack == rcv.nextSeq+1 {
 			t.event(c, decode.EventStreamEstAckZWPData)
-		} else if !t.validateAck(s, rcv, c) {
+		} else if !ackInWindow(rcv, c.ack) && !t.validateAck(s, rcv, c) {
 			t.event(c, decode.EventStreamEstInvalidAck)
 			return false
 		}

@@ -57,7 +57,7 @@ func (t *Tracker) freeQueue(s *Session) {
 }
 
 func synAckToQueue(c *pctx) stateQueue {
-	q := stateQueue{win: c.win, seq: uint32(c.seq), ack: uint32(c.ack), pktTS: c.tsSec}
+	q := stateQueue{win: c.win, seq: uint32(c.seq), ack: uint32(c.ack), pktTS: c.tsSec()}
 	if c.p.TCPSackOK {
 		q.flags |= qSACK
 	}
@@ -91,7 +91,7 @@ func queueFromSsnSyn(s *Session) stateQueue {
 
 // queueFromPktSyn is TcpStateQueueInitFromPktSyn.
 func queueFromPktSyn(c *pctx) stateQueue {
-	q := stateQueue{seq: uint32(c.seq), win: c.win, pktTS: c.tsSec}
+	q := stateQueue{seq: uint32(c.seq), win: c.win, pktTS: c.tsSec()}
 	if c.p.TCPSackOK {
 		q.flags |= qSACK
 	}
@@ -108,7 +108,7 @@ func queueFromPktSyn(c *pctx) stateQueue {
 
 // queueFromPktSynAck is TcpStateQueueInitFromPktSynAck: the SYN a SYN/ACK answers.
 func queueFromPktSynAck(c *pctx) stateQueue {
-	q := stateQueue{seq: uint32(c.ack - 1), win: c.win, pktTS: c.tsSec}
+	q := stateQueue{seq: uint32(c.ack - 1), win: c.win, pktTS: c.tsSec()}
 	if c.p.TCPSackOK {
 		q.flags |= qSACK
 	}
@@ -252,7 +252,7 @@ func (t *Tracker) stateSynSent(s *Session, c *pctx) bool {
 	switch {
 	case synack && !c.toServer:
 		// liberal timestamps: a SYN/ACK's timestamp mismatch is not held against it.
-		if !(c.tfo || s.flags&ssnTFO != 0) {
+		if !(c.tfo() || s.flags&ssnTFO != 0) {
 			if c.ack != s.client.isn+1 && !t.checkSynAckQueue(s, c) {
 				t.event(c, decode.EventStream3WHSSynAckWithWrongAck)
 				return false
@@ -296,7 +296,7 @@ func (t *Tracker) stateSynSent(s *Session, c *pctx) bool {
 		if c.p.TCPHasTS && s.server.flags&stTimestamp != 0 {
 			s.client.lastTS = c.p.TCPTSVal
 			s.flags |= ssnTimestamp
-			s.client.lastPktTS = c.tsSec
+			s.client.lastPktTS = c.tsSec()
 			if s.client.lastTS == 0 {
 				s.client.flags |= stZeroTimestamp
 			}
@@ -351,7 +351,7 @@ func (t *Tracker) stateSynSent(s *Session, c *pctx) bool {
 				if s.server.lastTS == 0 {
 					s.server.flags |= stZeroTimestamp
 				}
-				s.server.lastPktTS = c.tsSec
+				s.server.lastPktTS = c.tsSec()
 				s.server.flags |= stTimestamp
 			}
 			s.server.window = uint32(c.win)
@@ -400,7 +400,7 @@ func (t *Tracker) stateSynSent(s *Session, c *pctx) bool {
 		if c.p.TCPHasTS && s.client.flags&stTimestamp != 0 {
 			s.flags |= ssnTimestamp
 			s.client.flags &^= stTimestamp
-			s.client.lastPktTS = c.tsSec
+			s.client.lastPktTS = c.tsSec()
 		} else {
 			s.client.lastTS = 0
 			s.client.flags &^= stZeroTimestamp

@@ -75,7 +75,7 @@ func (t *Tracker) stateNone(s *Session, c *pctx) bool {
 			s.server.lastTS = c.p.TCPTSVal
 			s.client.lastTS = c.p.TCPTSEcr
 			s.flags |= ssnTimestamp
-			s.server.lastPktTS = c.tsSec
+			s.server.lastPktTS = c.tsSec()
 			if s.server.lastTS == 0 {
 				s.server.flags |= stZeroTimestamp
 			}
@@ -106,7 +106,7 @@ func (t *Tracker) stateNone(s *Session, c *pctx) bool {
 			if s.client.lastTS == 0 {
 				s.client.flags |= stZeroTimestamp
 			}
-			s.client.lastPktTS = c.tsSec
+			s.client.lastPktTS = c.tsSec()
 			s.client.flags |= stTimestamp
 		}
 		s.server.window = uint32(c.win)
@@ -117,7 +117,7 @@ func (t *Tracker) stateNone(s *Session, c *pctx) bool {
 		if c.p.TCPSackOK {
 			s.flags |= ssnClientSackOK
 		}
-		if c.tfo {
+		if c.tfo() {
 			s.flags |= ssnTFO
 			if c.plen > 0 {
 				updateNextSeq(s, &s.client, s.client.nextSeq+Seq(c.plen))
@@ -166,7 +166,7 @@ func (t *Tracker) midstreamSeqs(s *Session, c *pctx, next Seq) {
 		s.client.lastTS = c.p.TCPTSVal
 		s.server.lastTS = c.p.TCPTSEcr
 		s.flags |= ssnTimestamp
-		s.client.lastPktTS = c.tsSec
+		s.client.lastPktTS = c.tsSec()
 		if s.server.lastTS == 0 {
 			s.server.flags |= stZeroTimestamp
 		}

@@ -32,6 +32,13 @@ func updateNextWin(st *Stream, win Seq) {
 	}
 }
 
+// ackInWindow is validateAck's first two cases, which accept the ACK without an event: it
+// moves last_ack within the window, or repeats it. Callers on the per-packet path test it
+// before the call.
+func ackInWindow(st *Stream, ack Seq) bool {
+	return ack.GT(st.lastAck) && ack.LEQ(st.nextWin) || ack == st.lastAck
+}
+
 // validateAck is StreamTcpValidateAck: st is the stream whose data the packet ACKs.
 func (t *Tracker) validateAck(s *Session, st *Stream, c *pctx) bool {
 	if !c.has(thACK) {
@@ -81,7 +88,7 @@ func (t *Tracker) validateRst(s *Session, c *pctx) bool {
 		t.event(c, decode.EventStreamRstInvalidAck)
 		return false
 	}
-	if c.md5 {
+	if c.md5() {
 		c.rcv.flags |= stRstRecv
 	}
 	snd := c.snd
@@ -135,10 +142,10 @@ func (t *Tracker) validateTimestamp(s *Session, c *pctx) bool {
 	if check {
 		result := int32(ts-lastTS) + 1 // liberal timestamps
 		if lastPktTS == 0 && s.flags&ssnMidstream != 0 {
-			lastPktTS = c.tsSec
+			lastPktTS = c.tsSec()
 		}
-		bad := result < 0 || (snd.lastTS != 0 && c.tsSec > lastPktTS+paws24Days)
-		if bad && !(snd.nextSeq == c.seq && c.tsSec > lastPktTS+paws24Days) {
+		bad := result < 0 || (snd.lastTS != 0 && c.tsSec() > lastPktTS+paws24Days)
+		if bad && !(snd.nextSeq == c.seq && c.tsSec() > lastPktTS+paws24Days) {
 			t.event(c, decode.EventStreamPktInvalidTimestamp)
 			return false
 		}
@@ -185,17 +192,17 @@ func (t *Tracker) handleTimestamp(s *Session, c *pctx) bool {
 	if check {
 		result := int32(ts-snd.lastTS) + 1
 		if snd.lastPktTS == 0 && s.flags&ssnMidstream != 0 {
-			snd.lastPktTS = c.tsSec
+			snd.lastPktTS = c.tsSec()
 		}
-		bad := result < 0 || (snd.lastTS != 0 && c.tsSec > snd.lastPktTS+paws24Days)
+		bad := result < 0 || (snd.lastTS != 0 && c.tsSec() > snd.lastPktTS+paws24Days)
 		if !bad {
 			if snd.nextSeq == c.seq {
 				snd.lastTS = ts
 			}
-			snd.lastPktTS = c.tsSec
-		} else if snd.nextSeq == c.seq && c.tsSec > snd.lastPktTS+paws24Days {
+			snd.lastPktTS = c.tsSec()
+		} else if snd.nextSeq == c.seq && c.tsSec() > snd.lastPktTS+paws24Days {
 			snd.lastTS = ts
-			snd.lastPktTS = c.tsSec
+			snd.lastPktTS = c.tsSec()
 		} else {
 			t.event(c, decode.EventStreamPktInvalidTimestamp)
 			return false
@@ -311,7 +318,7 @@ func (t *Tracker) isOutdatedAck(s *Session, c *pctx) bool {
 	if s.state < flow.TCPEstablished || c.plen != 0 || c.flags&(thACK|thSYN|thFIN|thRST) != thACK {
 		return false
 	}
-	return c.seq == c.snd.nextSeq && c.ack.LT(c.rcv.lastAck) && !c.sack
+	return c.seq == c.snd.nextSeq && c.ack.LT(c.rcv.lastAck) && !c.sack()
 }
 
 // isSpuriousRetransmission: 2 when the data lies wholly before base_seq, 1 before last_ack.

@@ -245,11 +245,19 @@ type PacketResult struct {
 // state machine (updating f.TCP), stores the payload, and adds stream events to p.Events.
 // Packets with a bad checksum (when validated) are not tracked.
 func (t *Tracker) Packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) PacketResult {
+	return *t.Track(f, p, dir)
+}
+
+// Track is Packet returning its result in place (valid until the next call on the Tracker):
+// the worker's per-packet call, which so reads the fields it needs rather than a copy (copying
+// the result just written, field by field, stalls store-to-load forwarding).
+func (t *Tracker) Track(f *flow.Flow, p *decode.Packet, dir flow.Direction) *PacketResult {
+	res := &t.res
 	if !p.IsTCP() {
-		return PacketResult{Dir: dir}
+		*res = PacketResult{Dir: dir}
+		return res
 	}
 	t.packet(f, p, dir)
-	res := &t.res
 	if t.cfg.Inline { // the placement the inline raw window needs (raw.go)
 		t.last.slot, t.last.dir, t.last.added, t.last.payload = nil, res.Dir, res.Added, p.Payload
 		if s := t.session(f); s != nil {
@@ -257,7 +265,7 @@ func (t *Tracker) Packet(f *flow.Flow, p *decode.Packet, dir flow.Direction) Pac
 			t.last.offset = res.Offset
 		}
 	}
-	return *res
+	return res
 }
 
 // RawBuffer receives the raw stream data a packet inspects: one chunk per contiguous block
@@ -343,6 +351,16 @@ func (t *Tracker) StreamSize(f *flow.Flow, side Side) (uint32, bool) {
 	return uint32(st.nextSeq - st.isn), true
 }
 
+// StreamSizes is StreamSize for both sides from one session lookup: the client's and the
+// server's next_seq - ISN, and false without a session.
+func (t *Tracker) StreamSizes(f *flow.Flow) (client, server uint32, ok bool) {
+	s := t.session(f)
+	if s == nil {
+		return 0, 0, false
+	}
+	return uint32(s.client.nextSeq - s.client.isn), uint32(s.server.nextSeq - s.server.isn), true
+}
+
 // NeedsFlush reports, for a flow that ends, which directions still have data (or state) to
 // inspect through flow-end pseudo packets (FlowNeedsReassembly): [to_server, to_client].
 // The app layer's own reasons (unfinished transactions, frames) are the caller's to add.
@@ -376,6 +394,20 @@ func (t *Tracker) Prune(f *flow.Flow, dir flow.Direction) {
 	if s := t.session(f); s != nil {
 		t.prune(s, s.streamOf(dir))
 	}
+}
+
+// Inspected is what follows a packet's detection, from one session lookup: RawConsumed(f,
+// dir, end) when consumed (the packet had stream data to inspect), then Prune(f, dir).
+func (t *Tracker) Inspected(f *flow.Flow, dir flow.Direction, consumed bool, end uint64) {
+	s := t.session(f)
+	if s == nil {
+		return
+	}
+	st := s.streamOf(dir)
+	if consumed {
+		t.rawConsumed(s, st, end)
+	}
+	t.prune(s, st)
 }
 
 // Release frees f's session and its segments (at flow end, after the pseudo packets). Every
