@@ -57,6 +57,7 @@ func (w *worker) track(pc *packetCtx) {
 	}
 	p.StreamAdded = res.Added
 	pc.streamInvalid = res.Invalid
+	streamEst := res.StreamEst
 	if res.Exception != stream.ExceptionIgnore {
 		w.exception(pc, res.Exception, res.ExceptionCause)
 	}
@@ -69,7 +70,7 @@ func (w *worker) track(pc *packetCtx) {
 		st.t.StopRaw(f, pc.dir)
 	}
 	st.raw.Chunks = st.raw.Chunks[:0]
-	if res.StreamEst && st.t.Raw(f, pc.dir, false, &st.raw) {
+	if streamEst && st.t.Raw(f, pc.dir, false, &st.raw) {
 		p.StreamData = true
 	}
 	cs, ss, ok := st.t.StreamSizes(f)
