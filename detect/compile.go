@@ -66,6 +66,11 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 		}
 		c.needPayload = true
 	}
+	if b := r.Buffer("tcp.hdr"); b != nil && len(b.Matches) > 0 {
+		if c.tcpHdr, err = payload.Compile(b); err != nil {
+			return nil, err
+		}
+	}
 	c.stream = streamModeOf(r)
 	for _, o := range r.Matches {
 		if o.Name != "dsize" {

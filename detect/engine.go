@@ -105,6 +105,8 @@ type Rule struct {
 	match   *match.Matcher
 	post    *match.Post
 	payload *payload.Program // pkt_data; nil when the rule has no payload keywords
+	// tcpHdr is the rule's tcp.hdr buffer (the TCP header with its options); nil without one.
+	tcpHdr *payload.Program
 	// Src is the parsed rule.
 	Src *rules.Rule
 	// tags are the rule's tag keywords.
@@ -265,7 +267,7 @@ func Supported(keyword string) bool {
 
 // engineKeywords are the keywords the engine evaluates itself: the packet payload buffer, and
 // the tag and rate keywords (rates decided by package threshold).
-var engineKeywords = map[string]bool{"pkt_data": true, "tag": true, "threshold": true, "detection_filter": true}
+var engineKeywords = map[string]bool{"pkt_data": true, "tcp.hdr": true, "tag": true, "threshold": true, "detection_filter": true}
 
 // BuildError is a rule the engine cannot evaluate: it is left out of the engine.
 type BuildError struct {

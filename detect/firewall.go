@@ -662,7 +662,7 @@ func (e *Engine) finishFirewall() {
 		if (r.hasMPM || r.witness.Witnessed()) && r.IID < fw.firstFWMPM {
 			fw.firstFWMPM = r.IID
 		}
-		r.fwStatic = r.table == firewall.TablePacketFilter && !r.flowStart && !r.hasMPM && r.payload == nil &&
+		r.fwStatic = r.table == firewall.TablePacketFilter && !r.flowStart && !r.hasMPM && r.payload == nil && r.tcpHdr == nil &&
 			!r.needPayload && !r.needNoPayload && r.match.Len() == 0 && r.post.Empty() && !e.thresholds.HasRate(r.IID)
 	}
 	fw.quietNoFW = e.firewall && fw.nFW == 0 && fw.quietFilterPolicy && !fw.hasPreFlow && !fw.hasPreStream

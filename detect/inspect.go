@@ -266,6 +266,11 @@ func (r *Rule) matches(tc *ThreadCtx, p *decode.Packet) bool {
 	if r.payload != nil && !r.payloadMatches(tc, p) {
 		return false
 	}
+	// tcp.hdr: the TCP header with its options, for a packet whose TCP header decoded
+	// (detect-tcphdr.c GetData; no buffer otherwise, no match).
+	if r.tcpHdr != nil && (!p.IsTCP() || len(p.L4Header) == 0 || !r.tcpHdr.Inspect(p.L4Header, tc.pst)) {
+		return false
+	}
 	r.post.Apply(&tc.in)
 	return true
 }

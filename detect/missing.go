@@ -77,7 +77,7 @@ func missing(r *rules.Rule, firstOnly bool) []Missing {
 		}
 	}
 	for _, b := range r.Buffers {
-		if b.Name != "pkt_data" {
+		if b.Name != "pkt_data" && b.Name != "tcp.hdr" {
 			if add(Missing{"keyword", b.Name}) {
 				return out
 			}
