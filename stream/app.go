@@ -57,21 +57,34 @@ func (t *Tracker) adjustToAcked(s *Session, st *Stream, pseudo bool, n uint64) u
 
 // appData is AppData; pseudo for a flow-end flush.
 func (t *Tracker) appData(f *flow.Flow, s *Session, dir flow.Direction, pseudo bool) (data []byte, gap uint64, eof bool) {
+	from, n, gap, eof := t.appSpan(f, s, dir, pseudo)
+	if n == 0 {
+		return nil, gap, eof
+	}
+	if cap(t.appScratch) < int(n) {
+		t.appScratch = make([]byte, 0, n+n/4)
+	}
+	return s.streamOf(dir).ra.Bytes(from, from+n, t.appScratch[:0]), gap, eof
+}
+
+// appSpan is where AppData's bytes lie: n bytes at stream offset from, after a gap of gap
+// bytes (declared here, with its event and counters, the first time it is met).
+func (t *Tracker) appSpan(f *flow.Flow, s *Session, dir flow.Direction, pseudo bool) (from, n, gap uint64, eof bool) {
 	st := s.streamOf(dir)
 	eof = s.state == flow.TCPClosed || pseudo
 	if s.flags&ssnAppDisabled != 0 || st.flags&stNoReassembly != 0 {
-		return nil, 0, eof
+		return 0, 0, 0, eof
 	}
-	from := st.appProg
+	from = st.appProg
 	bs, be, ok := st.ra.NextBlock(from)
 	if !ok {
-		return nil, 0, eof
+		return 0, 0, 0, eof
 	}
 	if bs > from {
 		// A hole at the app progress: a gap once the receiver ACKed past it.
-		n := t.adjustToAcked(s, st, pseudo, bs-from)
-		if n == 0 || !checkGap(s, st) {
-			return nil, 0, eof
+		g := t.adjustToAcked(s, st, pseudo, bs-from)
+		if g == 0 || !checkGap(s, st) {
+			return 0, 0, 0, eof
 		}
 		if st.pendingGap == 0 {
 			t.eventOnCurrent(decode.EventStreamReassemblySeqGap)
@@ -84,26 +97,36 @@ func (t *Tracker) appData(f *flow.Flow, s *Session, dir flow.Direction, pseudo b
 				f.TCP.TCGap = true
 			}
 		}
-		st.pendingGap = n
-		gap = n
-		if n < bs-from {
-			return nil, gap, eof
+		st.pendingGap = g
+		gap = g
+		if g < bs-from {
+			return 0, 0, gap, eof
 		}
 		from = bs
 	}
 	// data from `from`, clipped to ACKed data
-	n := be - from
+	n = be - from
 	saved := st.appProg
 	st.appProg = from
 	n = t.adjustToAcked(s, st, pseudo, n)
 	st.appProg = saved
-	if n == 0 {
-		return nil, gap, eof
+	return from, n, gap, eof
+}
+
+// drainApp stands for an app layer where there is none yet (Config.AppLayer off): it takes
+// every in-order byte the app layer would be given, and every gap, as Suricata's app layer
+// takes them while it looks for the flow's protocol, so storage is released, gaps are
+// declared (reassembly_seq_gap, tcp.reassembly_gap, flow tcp.*_gap) and packets enter the
+// stream as they do in Suricata.
+func (t *Tracker) drainApp(f *flow.Flow, s *Session, dir flow.Direction, pseudo bool) {
+	st := s.streamOf(dir)
+	for range 64 { // each round moves past one block or one gap; a bound, not a condition
+		_, n, gap, _ := t.appSpan(f, s, dir, pseudo)
+		if n == 0 && gap == 0 {
+			return
+		}
+		t.consumeApp(s, st, int(n))
 	}
-	if cap(t.appScratch) < int(n) {
-		t.appScratch = make([]byte, 0, n+n/4)
-	}
-	return st.ra.Bytes(from, from+n, t.appScratch[:0]), gap, eof
 }
 
 // consumeApp is ConsumeApp: the gap AppData reported, then n bytes.

@@ -358,34 +358,40 @@ func TestAppUpdateOpposing(t *testing.T) {
 	}
 }
 
-// Without an app layer a session keeps its data for raw inspection only, and with raw
-// inspection off too nothing is stored (StreamTcpPruneSession: APP_LAYER_DISABLED and
-// DISABLE_RAW make the streams NOREASSEMBLY).
+// Without an app layer the tracker takes the byte stream itself, as Suricata's app layer
+// does while it looks for a protocol: data packets still enter the stream (PKT_STREAM_ADD),
+// the ACKed data is taken on the ACKing packet and released at the next prune (with raw
+// inspection, once raw inspection consumed it too), and a gap the receiver ACKed is declared.
 func TestNoAppLayer(t *testing.T) {
 	data := strings.Repeat("y", 3*PageSize)
 	for _, raw := range []bool{false, true} {
 		cfg := smallChunks(1)
 		cfg.AppLayer, cfg.Raw = false, raw
 		c := established(t, cfg)
-		c.send(pkt{flags: fPA, seq: cISN + 1, ack: sISN + 1, data: data})
+		if res := c.send(pkt{flags: fPA, seq: cISN + 1, ack: sISN + 1, data: data}); !res.Added {
+			t.Errorf("raw=%v: data packet not added to the stream", raw)
+		}
 		c.send(pkt{fromServer: true, flags: fACK, seq: sISN + 1, ack: cISN + 1 + uint32(len(data))})
-		if d, _ := c.app(flow.ToServer); len(d) != 0 {
-			t.Errorf("raw=%v: app layer data %d bytes without an app layer", raw, len(d))
-		}
-		if !raw {
-			if n := c.tr.Pool().InUse(); n != 0 {
-				t.Errorf("raw=false: %d bytes stored with neither app layer nor raw inspection", n)
+		if raw {
+			c.send(pkt{flags: fACK, seq: cISN + 1 + uint32(len(data)), ack: sISN + 1})
+			if got := c.raw(flow.ToServer, false); len(got) != 1 || len(got[0]) != len(data) {
+				t.Fatalf("raw=true: raw %d chunks", len(got))
 			}
-			continue
-		}
-		c.send(pkt{flags: fACK, seq: cISN + 1 + uint32(len(data)), ack: sISN + 1})
-		if got := c.raw(flow.ToServer, false); len(got) != 1 || len(got[0]) != len(data) {
-			t.Fatalf("raw=true: raw %d chunks", len(got))
 		}
 		c.tr.Prune(c.f, flow.ToServer)
 		if n := c.tr.Pool().InUse(); n != 0 {
-			t.Errorf("raw=true: %d bytes in use after raw inspection consumed the data", n)
+			t.Errorf("raw=%v: %d bytes in use after the data was taken", raw, n)
 		}
+	}
+	// A hole the server ACKs past is a gap (reassembly_seq_gap), with no app layer too.
+	cfg := smallChunks(1)
+	cfg.AppLayer, cfg.Raw = false, false
+	c := established(t, cfg)
+	c.send(pkt{flags: fPA, seq: cISN + 1, ack: sISN + 1, data: "AAAA"})
+	c.send(pkt{flags: fPA, seq: cISN + 9, ack: sISN + 1, data: "CCCC"})
+	c.send(pkt{fromServer: true, flags: fACK, seq: sISN + 1, ack: cISN + 13})
+	if !c.hasEvent(decode.EventStreamReassemblySeqGap) || c.tr.Counters.ReassemblyGap != 1 || !c.f.TCP.TSGap {
+		t.Errorf("gap without an app layer: events %v, reassembly_gap %d, ts_gap %v", c.events(), c.tr.Counters.ReassemblyGap, c.f.TCP.TSGap)
 	}
 }
 

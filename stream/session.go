@@ -376,12 +376,6 @@ func (t *Tracker) newSession(s *Session, c *pctx) bool {
 	if !t.cfg.Raw {
 		init = stDisableRaw
 	}
-	if !t.cfg.AppLayer {
-		s.flags |= ssnAppDisabled
-		if !t.cfg.Raw {
-			init |= stNoReassembly
-		}
-	}
 	s.client.flags, s.server.flags = init, init
 	s.client.ra.Init(1, s.depth)
 	s.server.ra.Init(1, s.depth)

@@ -37,10 +37,10 @@ type Config struct {
 	ToServerChunk, ToClientChunk uint32
 	// Raw is stream.reassembly.raw: keep raw stream data for inspection.
 	Raw bool
-	// AppLayer says an app layer reads the byte stream (AppData). Without one a session
-	// starts with its app-layer reassembly disabled (StreamTcpDisableAppLayer), and without
-	// raw inspection either its streams are not reassembled at all (StreamTcpPruneSession's
-	// NOREASSEMBLY, from the session's first packet rather than its first prune).
+	// AppLayer says an app layer reads the byte stream (AppData, ConsumeApp). Without one the
+	// tracker takes the in-order data and the gaps itself on the packets Suricata hands them
+	// to its app layer (PacketResult.AppUpdate), as Suricata's app layer does while it looks
+	// for a flow's protocol: storage is released and gaps are declared all the same.
 	AppLayer bool
 	// CheckOverlapDiff is stream.reassembly.check-overlap-different-data.
 	CheckOverlapDiff bool
@@ -258,6 +258,15 @@ func (t *Tracker) Track(f *flow.Flow, p *decode.Packet, dir flow.Direction) *Pac
 		return res
 	}
 	t.packet(f, p, dir)
+	if !t.cfg.AppLayer && (res.AppUpdate[0] || res.AppUpdate[1]) {
+		if s := t.session(f); s != nil {
+			for d, up := range res.AppUpdate {
+				if up {
+					t.drainApp(f, s, flow.Direction(d), false)
+				}
+			}
+		}
+	}
 	if t.cfg.Inline { // the placement the inline raw window needs (raw.go)
 		t.last.slot, t.last.dir, t.last.added, t.last.payload = nil, res.Dir, res.Added, p.Payload
 		if s := t.session(f); s != nil {
@@ -316,6 +325,9 @@ func (t *Tracker) RawFlush(f *flow.Flow, dir flow.Direction, pseudo bool, buf *R
 // packet the pipeline makes for f.
 func (t *Tracker) PseudoPacket(f *flow.Flow, dir flow.Direction) {
 	t.Counters.PseudoPackets++
+	if s := t.session(f); s != nil && !t.cfg.AppLayer {
+		t.drainApp(f, s, dir, true) // the app layer's flush at flow end (STREAM_EOF)
+	}
 }
 
 // RawConsumed moves the raw progress of f's direction dir to end (after detection inspected
