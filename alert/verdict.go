@@ -15,6 +15,7 @@ const (
 	ReasonStreamMidstream
 	ReasonStreamMemcap
 	ReasonStreamReassembly
+	ReasonStreamUrgent
 	ReasonFWRules
 	ReasonFWDefaultPacketPolicy
 	ReasonFWDefaultAppPolicy
@@ -32,6 +33,7 @@ var reasonNames = [numReasons]struct{ text, stat string }{
 	ReasonStreamMidstream:       {"stream midstream", "ips.drop_reason.stream_midstream"},
 	ReasonStreamMemcap:          {"stream memcap", "ips.drop_reason.stream_memcap"},
 	ReasonStreamReassembly:      {"stream reassembly", "ips.drop_reason.stream_reassembly"},
+	ReasonStreamUrgent:          {"stream urgent", "ips.drop_reason.stream_urgent"},
 	ReasonFWRules:               {"firewall rules", "firewall.drop_reason.rules"},
 	ReasonFWDefaultPacketPolicy: {"firewall default packet policy", "firewall.drop_reason.default_packet_policy"},
 	ReasonFWDefaultAppPolicy:    {"firewall default app policy", "firewall.drop_reason.default_app_policy"},

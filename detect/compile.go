@@ -18,8 +18,6 @@ import (
 // duplicates those with source and destination swapped).
 func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 	h := &r.Header
-	// Without TCP reassembly yet, rules meant for the stream inspect each packet's payload
-	// (the scope issue #4 sets; the stream comes with the app-layer issue).
 	if gaps := missing(r, true); len(gaps) > 0 {
 		return nil, gaps[0]
 	}

@@ -5,9 +5,10 @@
 // from precomputed per-protocol lists, and the candidate set yields them in iid order. Each
 // candidate is evaluated in full; matches go to the ordered alert queue.
 //
-// This first engine inspects the packet payload (pkt_data; rules meant for the reassembled
-// stream inspect each packet's payload until reassembly lands) and the packet, flow and state
-// keywords of packages detect/payload and detect/match. Rules that need anything else
+// The engine inspects the packet payload (pkt_data), the raw stream data the stream engine
+// hands over with a TCP packet (stream.go: stream rules first, then the packet, as Suricata
+// does), the tcp.hdr buffer, and the packet, flow and state keywords of packages
+// detect/payload and detect/match. Rules that need anything else
 // (app-layer buffers and protocols, thresholds, transforms) fail to load with "... is not
 // supported yet", so nothing is ever loaded half-evaluated.
 package detect

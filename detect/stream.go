@@ -128,3 +128,16 @@ func setBits(words []uint64, first, last uint32) {
 		b++
 	}
 }
+
+// UsesStreamSize reports whether a rule uses stream_size: only then does detection need the
+// session's stream sizes.
+func (e *Engine) UsesStreamSize() bool {
+	for _, r := range e.rules {
+		for _, o := range r.Src.Matches {
+			if o.Name == "stream_size" {
+				return true
+			}
+		}
+	}
+	return false
+}

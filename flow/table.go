@@ -534,8 +534,6 @@ func timeoutClass(f *Flow) uint8 {
 	return g*3 + uint8(f.State)
 }
 
-// touch keeps f in the list of its timeout class after a packet: a new flow, or one whose
-// state changed class, is queued at the tail; otherwise nothing moves (see sweep).
 // Refresh recomputes f's timeout after the stream engine changed its state (ExternalTCP):
 // the flow table computed it before the stream engine saw the packet.
 func (t *Table) Refresh(f *Flow) {
@@ -543,6 +541,8 @@ func (t *Table) Refresh(f *Flow) {
 	t.touch(f)
 }
 
+// touch keeps f in the list of its timeout class after a packet: a new flow, or one whose
+// state changed class, is queued at the tail; otherwise nothing moves (see sweep).
 func (t *Table) touch(f *Flow) {
 	c := timeoutClass(f)
 	if f.listed && c == f.class {

@@ -67,7 +67,7 @@ func PacketRecord(j *JSON, p *decode.Packet, f *flow.Flow) {
 	j.Reset()
 	j.Begin()
 	PacketHeader(j, p, f, "packet")
-	packetObject(j, p)
+	packetObject(j, p.LinkType, p.Data)
 	j.End()
 }
 
@@ -133,7 +133,7 @@ func AlertRecordPayload(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direct
 		alertPayload(j, p, f, opt, pl)
 	}
 	if opt.Packet {
-		packetObject(j, p)
+		packetObject(j, p.LinkType, p.Data)
 	}
 	if opt.Verdict && v != nil {
 		verdictObject(j, v)
@@ -176,12 +176,12 @@ func payloadMembers(j *JSON, data []byte, opt AlertOptions) {
 	}
 }
 
-// packetObject writes the frame and its link type (EvePacket).
-func packetObject(j *JSON, p *decode.Packet) {
-	j.Base64("packet", p.Data)
+// packetObject writes data, the frame or its first bytes, and the link type (EvePacket).
+func packetObject(j *JSON, lt decode.LinkType, data []byte) {
+	j.Base64("packet", data)
 	j.Object("packet_info")
-	lt, name := linkTypeInfo(p.LinkType)
-	j.Uint("linktype", uint64(lt))
+	n, name := linkTypeInfo(lt)
+	j.Uint("linktype", uint64(n))
 	j.String("linktype_name", name)
 	j.Close('}')
 }

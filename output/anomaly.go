@@ -75,12 +75,7 @@ func AnomalyRecord(j *JSON, p *decode.Packet, f *flow.Flow, e decode.Event, pack
 		if len(data) > anomalyPacketHdrLen {
 			data = data[:anomalyPacketHdrLen]
 		}
-		j.Base64("packet", data)
-		j.Object("packet_info")
-		lt, ltName := linkTypeInfo(p.LinkType)
-		j.Uint("linktype", uint64(lt))
-		j.String("linktype_name", ltName)
-		j.Close('}')
+		packetObject(j, p.LinkType, data)
 	}
 	j.End()
 }

@@ -14,6 +14,9 @@ import (
 type streamStage struct {
 	t   *stream.Tracker
 	raw stream.RawBuffer
+	// rawOn: raw inspection runs (stream.reassembly.raw and a rule inspecting the stream);
+	// sizes: a rule uses stream_size.
+	rawOn, sizes bool
 	// pseudo is the flow-end pseudo packet, reused.
 	pseudo decode.Packet
 	// logBuf and payload hold the stream payload of an alert record.
@@ -22,13 +25,14 @@ type streamStage struct {
 }
 
 // newStreamStage makes a worker's stream engine, its memcaps shared out among n workers.
-func newStreamStage(cfg stream.Config, n int) *streamStage {
+func newStreamStage(cfg stream.Config, n int, sizes bool) *streamStage {
 	if n > 1 {
 		cfg.Memcap /= uint64(n)
 		cfg.ReassemblyMemcap /= uint64(n)
 		cfg.SegmentPrealloc /= n
 	}
-	return &streamStage{t: stream.NewTracker(cfg), raw: stream.RawBuffer{Chunks: make([][]byte, 0, 8)}}
+	return &streamStage{t: stream.NewTracker(cfg), raw: stream.RawBuffer{Chunks: make([][]byte, 0, 8)},
+		rawOn: cfg.Raw, sizes: sizes}
 }
 
 // track runs a TCP packet of a flow through the stream engine, after the flow table and
@@ -61,20 +65,36 @@ func (w *worker) track(pc *packetCtx) {
 	if res.Exception != stream.ExceptionIgnore {
 		w.exception(pc, res.Exception, res.ExceptionCause)
 	}
+	if res.Drop && w.cfg.IPS {
+		// urgent.policy or urgent.oob-limit-policy drop (inline): PKT_DROP_REASON_STREAM_URG.
+		pc.exceptionDrop, pc.exceptionReason = true, alert.ReasonStreamUrgent
+	}
 	if w.tc == nil {
 		return
 	}
-	if f.PacketFlowStart() && !w.cfg.Engine.RawStream(p, pc.dir) {
+	if st.rawOn && f.PacketFlowStart() && !w.cfg.Engine.RawStream(p, pc.dir) {
 		// The direction's first rule group has no raw stream rule: Suricata stops raw
 		// reassembly of the direction (DetectRunPostGetFirstRuleGroup).
 		st.t.StopRaw(f, pc.dir)
 	}
-	st.raw.Chunks = st.raw.Chunks[:0]
-	if streamEst && st.t.Raw(f, pc.dir, false, &st.raw) {
-		p.StreamData = true
+	w.streamInput(p, f, pc.dir, false, streamEst)
+}
+
+// streamInput hands detection what the stream engine has for packet p: the raw stream data it
+// inspects (when raw inspection is on and the session is established after the packet, or it
+// is a flow-end pseudo packet) and, when a rule uses stream_size, the session's stream sizes.
+func (w *worker) streamInput(p *decode.Packet, f *flow.Flow, dir flow.Direction, pseudo, established bool) {
+	st := w.stream
+	var chunks [][]byte
+	if st.rawOn && established && st.t.Raw(f, dir, pseudo, &st.raw) {
+		p.StreamData, chunks = true, st.raw.Chunks
 	}
-	cs, ss, ok := st.t.StreamSizes(f)
-	w.tc.SetStream(st.raw.Chunks, ok, cs, ss)
+	var cs, ss uint32
+	var ok bool
+	if st.sizes {
+		cs, ss, ok = st.t.StreamSizes(f)
+	}
+	w.tc.SetStream(chunks, ok, cs, ss)
 }
 
 // inspected moves the raw stream progress past what the packet's detection inspected
@@ -122,17 +142,14 @@ func (w *worker) pseudoPacket(f *flow.Flow, dir flow.Direction) {
 	if f.Action == flow.ActionPass && (!w.cfg.Firewall || f.Accept) {
 		return
 	}
-	st.raw.Chunks = st.raw.Chunks[:0]
-	p.StreamData = st.t.Raw(f, dir, true, &st.raw)
-	cs, ss, ok := st.t.StreamSizes(f)
-	w.tc.SetStream(st.raw.Chunks, ok, cs, ss)
+	w.streamInput(p, f, dir, true, true)
 	pc := packetCtx{p: p, f: f, dir: dir}
 	if w.cfg.Firewall {
 		w.tc.StartPacket()
 	}
 	w.cfg.Engine.Inspect(w.tc, p, f, dir)
-	var pv *alert.PacketVerdict
-	w.logAlerts(&pc, nil, pv)
+	w.logAlerts(&pc, nil, nil)
+	w.tc.Tagged = false // a pseudo packet is not logged as a tagged packet
 	w.inspected(&pc)
 }
 

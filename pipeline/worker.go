@@ -48,7 +48,7 @@ func newWorker(id, n int, cfg *Config) (*worker, error) {
 	fc.MaxFlows = max(fc.MaxFlows/n, 1)
 	fc.OnEnd = w.flowEnded
 	if cfg.Stream != nil {
-		w.stream = newStreamStage(*cfg.Stream, n)
+		w.stream = newStreamStage(*cfg.Stream, n, cfg.Engine != nil && cfg.Engine.UsesStreamSize())
 		fc.ExternalTCP = true
 		fc.Defer = w.deferEnd
 		fc.Reuse = w.stream.t.SessionReuse
