@@ -106,7 +106,7 @@ func (t *Tracker) rawInline(s *Session, st *Stream, dir flow.Direction, pseudo b
 	// StreamReassembleRawHasDataReady: besides a payload added to the stream, there must be
 	// segments and neither NOREASSEMBLY nor DISABLE_RAW (stream.reassembly.raw off).
 	lp := &t.last
-	if pseudo || lp.slot != st || lp.dir != dir || !lp.added || len(lp.payload) == 0 ||
+	if pseudo || lp.slot != st || !lp.added || len(lp.payload) == 0 ||
 		st.ra.Segments() == 0 || st.flags&(stNoReassembly|stDisableRaw) != 0 {
 		return false
 	}

@@ -143,7 +143,7 @@ type pctx struct {
 	toServer bool
 	// snd and rcv are the sender's and the receiver's streams.
 	snd, rcv *Stream
-	// stateErr is set when a handler rejected the packet (returned -1).
+	// added: the payload entered the stream (PKT_STREAM_ADD).
 	added bool
 }
 

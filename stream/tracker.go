@@ -181,7 +181,6 @@ type Tracker struct {
 	// last is the latest packet's payload placement, for inline raw inspection.
 	last struct {
 		slot    *Stream
-		dir     flow.Direction
 		added   bool
 		offset  uint64
 		payload []byte
@@ -258,18 +257,20 @@ func (t *Tracker) Track(f *flow.Flow, p *decode.Packet, dir flow.Direction) *Pac
 		return res
 	}
 	t.packet(f, p, dir)
-	if !t.cfg.AppLayer && (res.AppUpdate[0] || res.AppUpdate[1]) {
-		if s := t.session(f); s != nil {
-			for d, up := range res.AppUpdate {
-				if up {
-					t.drainApp(f, s, flow.Direction(d), false)
-				}
+	if t.cfg.AppLayer && !t.cfg.Inline {
+		return res
+	}
+	s := t.session(f) // once for both steps below
+	if s != nil && !t.cfg.AppLayer {
+		for d, up := range res.AppUpdate {
+			if up {
+				t.drainApp(f, s, flow.Direction(d), false)
 			}
 		}
 	}
 	if t.cfg.Inline { // the placement the inline raw window needs (raw.go)
-		t.last.slot, t.last.dir, t.last.added, t.last.payload = nil, res.Dir, res.Added, p.Payload
-		if s := t.session(f); s != nil {
+		t.last.slot, t.last.added, t.last.payload = nil, res.Added, p.Payload
+		if s != nil {
 			t.last.slot = s.streamOf(res.Dir)
 			t.last.offset = res.Offset
 		}
