@@ -358,18 +358,19 @@ func TestAppUpdateOpposing(t *testing.T) {
 	}
 }
 
-// Without an app layer the tracker takes the byte stream itself, as Suricata's app layer
-// does while it looks for a protocol: data packets still enter the stream (PKT_STREAM_ADD),
-// the ACKed data is taken on the ACKing packet and released at the next prune (with raw
-// inspection, once raw inspection consumed it too), and a gap the receiver ACKed is declared.
+// Without an app layer but with raw inspection, the tracker takes the byte stream itself, as
+// Suricata's app layer does while it looks for a protocol: data packets enter the stream
+// (PKT_STREAM_ADD), the data is released once raw inspection consumed it, and a gap the
+// receiver ACKed is declared. With raw inspection off too nothing reads the stream: it is not
+// reassembled (StreamTcpPruneSession's APP_LAYER_DISABLED and DISABLE_RAW).
 func TestNoAppLayer(t *testing.T) {
 	data := strings.Repeat("y", 3*PageSize)
 	for _, raw := range []bool{false, true} {
 		cfg := smallChunks(1)
 		cfg.AppLayer, cfg.Raw = false, raw
 		c := established(t, cfg)
-		if res := c.send(pkt{flags: fPA, seq: cISN + 1, ack: sISN + 1, data: data}); !res.Added {
-			t.Errorf("raw=%v: data packet not added to the stream", raw)
+		if res := c.send(pkt{flags: fPA, seq: cISN + 1, ack: sISN + 1, data: data}); res.Added != raw {
+			t.Errorf("raw=%v: data packet added %v", raw, res.Added)
 		}
 		c.send(pkt{fromServer: true, flags: fACK, seq: sISN + 1, ack: cISN + 1 + uint32(len(data))})
 		if raw {
@@ -385,7 +386,7 @@ func TestNoAppLayer(t *testing.T) {
 	}
 	// A hole the server ACKs past is a gap (reassembly_seq_gap), with no app layer too.
 	cfg := smallChunks(1)
-	cfg.AppLayer, cfg.Raw = false, false
+	cfg.AppLayer = false
 	c := established(t, cfg)
 	c.send(pkt{flags: fPA, seq: cISN + 1, ack: sISN + 1, data: "AAAA"})
 	c.send(pkt{flags: fPA, seq: cISN + 9, ack: sISN + 1, data: "CCCC"})

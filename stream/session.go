@@ -375,6 +375,14 @@ func (t *Tracker) newSession(s *Session, c *pctx) bool {
 	init := streamFlags(0)
 	if !t.cfg.Raw {
 		init = stDisableRaw
+		if !t.cfg.AppLayer {
+			// Nothing reads the stream: no app layer, no raw inspection (--disable-detection,
+			// stream.reassembly.raw: no, no rule inspecting the stream). Not reassembled at
+			// all, as StreamTcpPruneSession makes such a stream (APP_LAYER_DISABLED and
+			// DISABLE_RAW), from the first packet rather than the first prune.
+			s.flags |= ssnAppDisabled
+			init |= stNoReassembly
+		}
 	}
 	s.client.flags, s.server.flags = init, init
 	s.client.ra.Init(1, s.depth)

@@ -37,10 +37,11 @@ type Config struct {
 	ToServerChunk, ToClientChunk uint32
 	// Raw is stream.reassembly.raw: keep raw stream data for inspection.
 	Raw bool
-	// AppLayer says an app layer reads the byte stream (AppData, ConsumeApp). Without one the
-	// tracker takes the in-order data and the gaps itself on the packets Suricata hands them
-	// to its app layer (PacketResult.AppUpdate), as Suricata's app layer does while it looks
-	// for a flow's protocol: storage is released and gaps are declared all the same.
+	// AppLayer says an app layer reads the byte stream (AppData, ConsumeApp). Without one,
+	// when raw inspection keeps the stream, the tracker takes the in-order data and the gaps
+	// itself on the packets Suricata hands them to its app layer (PacketResult.AppUpdate), as
+	// Suricata's app layer does while it looks for a flow's protocol, so gaps are declared;
+	// with raw inspection off too, nothing reads the stream and it is not reassembled.
 	AppLayer bool
 	// CheckOverlapDiff is stream.reassembly.check-overlap-different-data.
 	CheckOverlapDiff bool
