@@ -258,11 +258,14 @@ func (t *Tracker) Track(f *flow.Flow, p *decode.Packet, dir flow.Direction) *Pac
 		return res
 	}
 	t.packet(f, p, dir)
-	if t.cfg.AppLayer && !t.cfg.Inline {
+	// The stand-in for the app layer runs only where raw inspection keeps the stream (without
+	// it, and without an app layer, sessions are not reassembled: newSession).
+	drain := !t.cfg.AppLayer && t.cfg.Raw
+	if !drain && !t.cfg.Inline {
 		return res
 	}
 	s := t.session(f) // once for both steps below
-	if s != nil && !t.cfg.AppLayer {
+	if s != nil && drain {
 		for d, up := range res.AppUpdate {
 			if up {
 				t.drainApp(f, s, flow.Direction(d), false)
