@@ -1,0 +1,195 @@
+package applayer
+
+import (
+	"fmt"
+
+	"github.com/meerkat-ids/meerkat/config"
+)
+
+// Parser is one protocol's registration (Suricata's RustParser record plus its protocol
+// detection patterns): what detection looks for, how states are made, and the names of its
+// progress values and events. A protocol package registers it from init.
+type Parser struct {
+	Proto Proto
+	// IPProto is the transport: 6 (TCP) or 17 (UDP).
+	IPProto uint8
+	// Patterns are the detection patterns per direction (index flow.ToServer: data the
+	// client sends), tried on the first bytes of a direction (the PM step).
+	Patterns [2][]Pattern
+	// Probe are the probing parsers per direction (the PP step), nil for none; they run on
+	// flows whose port is one of Ports (or the configured detection-ports).
+	Probe [2]ProbeFunc
+	// ProbeMin and ProbeMax bound the bytes a probing parser needs and may look at.
+	ProbeMin, ProbeMax int
+	// Ports is the built-in port list of the probing parsers (a Suricata port list string),
+	// "" for none.
+	Ports string
+	// FirstData, when set, is the direction whose data must come first (else the event
+	// applayer_wrong_direction_first_data and the app layer is disabled for the flow).
+	FirstData *Dir
+	// Configure reads app-layer.protocols.<name> (conf may be nil) once at start-up into the
+	// protocol's own configuration, which NewPool receives; a bad value stops start-up.
+	Configure func(conf *config.Node) (any, error)
+	// NewPool makes one worker's pool of flow states from Configure's result.
+	NewPool func(cfg any) Pool
+	// Complete is the progress value of a complete transaction, per direction.
+	Complete [2]uint8
+	// ProgressNames name the progress values per direction (EVE ts_progress/tc_progress, the
+	// firewall hooks).
+	ProgressNames [2][]string
+	// Events name the protocol's app-layer events by id (app-layer-event:<proto>.<name>).
+	Events []string
+	// MaxDepth is how far into a direction pattern detection looks (0: 4096... as the
+	// patterns' depth gives).
+	MaxDepth int
+}
+
+// Pattern is one protocol-detection pattern: Bytes at Offset, within Depth bytes of the
+// direction's start, compared case-insensitively when NoCase. Confirm, when set, must also
+// accept the data.
+type Pattern struct {
+	Bytes         []byte
+	Offset, Depth int
+	NoCase        bool
+	Confirm       func(data []byte) bool
+}
+
+// ProbeResult is a probing parser's answer.
+type ProbeResult uint8
+
+const (
+	// ProbeNeedMore: not enough data to decide.
+	ProbeNeedMore ProbeResult = iota
+	// ProbeMatch: the data is the protocol.
+	ProbeMatch
+	// ProbeMatchReverse: the data is the protocol, seen from the other direction (a
+	// response where a request was expected).
+	ProbeMatchReverse
+	// ProbeFail: the data is not the protocol.
+	ProbeFail
+)
+
+// ProbeFunc is a probing parser.
+type ProbeFunc func(data []byte) ProbeResult
+
+// Pool hands out flow states of one protocol for one worker, so that no flow allocates its
+// state in steady state.
+type Pool interface {
+	Get(info FlowInfo) State
+	Put(s State)
+}
+
+var parsers [protoMax]*Parser
+
+// Register adds a protocol's parser; a second registration of a protocol panics.
+func Register(p *Parser) {
+	if parsers[p.Proto] != nil {
+		panic(fmt.Sprintf("applayer: protocol %s registered twice", p.Proto))
+	}
+	parsers[p.Proto] = p
+}
+
+// ParserOf returns the registered parser of proto, nil for none.
+func ParserOf(proto Proto) *Parser {
+	if proto < protoMax {
+		return parsers[proto]
+	}
+	return nil
+}
+
+// EventByName returns the id of proto's app-layer event name (case-insensitive).
+func EventByName(proto Proto, name string) (uint8, bool) {
+	p := ParserOf(proto)
+	if p == nil {
+		return 0, false
+	}
+	for i, n := range p.Events {
+		if equalFold(n, name) {
+			return uint8(i), true
+		}
+	}
+	return 0, false
+}
+
+func equalFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// BufferID is the dense id of a registered inspection buffer.
+type BufferID uint16
+
+// Buffer is one inspection buffer a protocol offers detection (a sticky buffer such as
+// http.uri): its name, protocol and directions, the progress at which it is inspected, and
+// its getter. Suricata registers the same name once per protocol (http.uri for HTTP/1 and
+// HTTP/2); so does this registry.
+type Buffer struct {
+	Name  string
+	Proto Proto
+	// Dirs says in which directions the buffer exists (index flow.ToServer).
+	Dirs [2]bool
+	// Progress is the tx progress per direction from which the buffer is inspected (its
+	// inspect engine's progress): below it detection waits, at it a missing buffer or a
+	// mismatch means "retry later", past it "cannot match".
+	Progress [2]uint8
+	// Multi marks a multi-buffer (one instance per header, per query, ...): Get is called
+	// with i = 0, 1, ... until it reports none.
+	Multi bool
+	// Get returns the buffer's bytes for tx in direction dir (the i-th instance of a
+	// multi-buffer); ok is false when the tx has no such buffer (yet). The bytes are valid
+	// until the parser next runs on the flow.
+	Get func(tx Tx, dir Dir, i int, ctx *GetCtx) (data []byte, ok bool)
+	// Inspected, when set, is called once a packet's detection is done with tx in dir (the
+	// body buffers move their inspection window).
+	Inspected func(tx Tx, dir Dir, ctx *GetCtx)
+}
+
+// GetCtx is what a getter may need to know of the packet being inspected.
+type GetCtx struct {
+	// EOF says the direction's stream ended (a flow-end pseudo packet).
+	EOF bool
+	// Inline says the engine runs inline (IPS): bodies are inspected as they arrive
+	// (http-body-inline: auto).
+	Inline bool
+}
+
+var buffers []*Buffer
+
+// RegisterBuffer adds a buffer and returns its id.
+func RegisterBuffer(b Buffer) BufferID {
+	for _, o := range buffers {
+		if o.Name == b.Name && o.Proto == b.Proto {
+			panic(fmt.Sprintf("applayer: buffer %s registered twice for %s", b.Name, b.Proto))
+		}
+	}
+	buffers = append(buffers, &b)
+	return BufferID(len(buffers) - 1)
+}
+
+// BufferOf returns the buffer with id.
+func BufferOf(id BufferID) *Buffer { return buffers[id] }
+
+// BuffersNamed returns the ids of the buffers registered under name, for any protocol.
+func BuffersNamed(name string) []BufferID {
+	var out []BufferID
+	for i, b := range buffers {
+		if b.Name == name {
+			out = append(out, BufferID(i))
+		}
+	}
+	return out
+}

@@ -1,0 +1,134 @@
+package applayer
+
+import "github.com/meerkat-ids/meerkat/flow"
+
+// Dir is the direction of data: flow.ToServer (the client's stream) or flow.ToClient.
+type Dir = flow.Direction
+
+// Events is a set of a protocol's app-layer event ids (the index of the name in its
+// Parser.Events). 192 ids cover HTTP/1's list.
+type Events [3]uint64
+
+// Set adds event id e.
+func (s *Events) Set(e uint8) {
+	if int(e) < 64*len(s) {
+		s[e/64] |= 1 << (e % 64)
+	}
+}
+
+// Has reports whether event id e is set.
+func (s *Events) Has(e uint8) bool { return int(e) < 64*len(s) && s[e/64]&(1<<(e%64)) != 0 }
+
+// Empty reports whether no event is set.
+func (s *Events) Empty() bool { return s[0]|s[1]|s[2] == 0 }
+
+// Each calls fn for every set event id in increasing order.
+func (s *Events) Each(fn func(e uint8)) {
+	for w, x := range s {
+		for x != 0 {
+			b := uint8(0)
+			for x&(1<<b) == 0 {
+				b++
+			}
+			fn(uint8(w*64) + b)
+			x &^= 1 << b
+		}
+	}
+}
+
+// TxData is what the framework, detection and the loggers keep of every transaction
+// (Suricata's AppLayerTxData plus the tx id and progress): the parser owns and updates the
+// progress and events, detection and output the rest.
+type TxData struct {
+	// ID is the transaction's 0-based index in its flow (tx_id).
+	ID uint64
+	// Progress is the transaction's progress per direction (index flow.ToServer: the
+	// request side), in the parser's numbering; Parser.Complete gives the value of "done".
+	Progress [2]uint8
+	// Events are the app-layer events raised on the transaction.
+	Events Events
+	// Updated says, per direction, that the parser changed the transaction since detection
+	// last inspected it in that direction (AppLayerTxData.updated_ts/_tc).
+	Updated [2]bool
+	// Logged is the loggers' bit set (one bit per EVE logger that wrote the tx).
+	Logged uint32
+	// Detect is detection's per-direction state of the tx (DetectEngineState): an index
+	// into detection's own per-flow storage, 0 for none yet. The framework resets it with
+	// the tx.
+	Detect [2]uint32
+	// GuessLogged counts the alerts of packet rules that were given this tx as a guess
+	// (detect.guess-applayer-tx, limited by detect.stream-tx-log-limit).
+	GuessLogged uint8
+}
+
+// Reset clears d for a transaction with the given id.
+func (d *TxData) Reset(id uint64) { *d = TxData{ID: id} }
+
+// Tx is one transaction of a flow's parser state.
+type Tx interface {
+	// TxData returns the transaction's framework data (never nil).
+	TxData() *TxData
+}
+
+// Result is what a parser did with the data it was given (Suricata's AppLayerResult).
+type Result struct {
+	// Consumed is how many of the bytes were used; the rest is handed again, with what
+	// follows, on the next call.
+	Consumed int
+	// Needed asks for at least this many bytes in all (from the first unconsumed one)
+	// before the next call; 0 for no minimum.
+	Needed int
+	// Err is a parse error: the app layer is disabled for the flow, as libhtp's stream
+	// error disables Suricata's (AppLayerParserParse), and app-layer.error-policy applies.
+	Err error
+	// Change asks for a protocol change (HTTP CONNECT answered 2xx, 101 Upgrade): detection
+	// restarts on the data that follows, expecting Change.Expect.
+	Change *ProtocolChange
+}
+
+// ProtocolChange is a parser's request to hand the flow to another protocol
+// (AppLayerRequestProtocolChange).
+type ProtocolChange struct {
+	// Expect is the protocol expected next (ProtoUnknown: whatever is detected).
+	Expect Proto
+	// Port is the destination port detection's probing parsers use after the change
+	// (the CONNECT authority's port), 0 for the flow's own.
+	Port uint16
+}
+
+// Flags qualify one call of State.Parse.
+type Flags uint8
+
+const (
+	// EOF says the direction's stream ended: no more data will come.
+	EOF Flags = 1 << iota
+	// Midstream says the flow was picked up midstream.
+	Midstream
+)
+
+// State is a flow's parser state for one protocol (Suricata's alstate). It is drawn from
+// the protocol's pool by Parser.NewState and handed back with Reset when the flow ends.
+type State interface {
+	// Parse parses data of one direction. It is called again with the unconsumed rest and
+	// any new data; data may be empty with EOF set.
+	Parse(dir Dir, data []byte, flags Flags) Result
+	// Gap tells the parser that n bytes of direction dir are missing (a stream gap); the
+	// parser resynchronises as it can, or returns an error to stop.
+	Gap(dir Dir, n uint64) Result
+	// TxCount returns the number of live transactions (not yet freed).
+	TxCount() int
+	// TxAt returns the i-th live transaction, in tx id order (0 <= i < TxCount()).
+	TxAt(i int) Tx
+	// FreeTxs releases the transactions with ids below id: every direction is complete and
+	// logged and detection is done with them. The framework calls it; a parser may also
+	// drop transactions itself beyond its own limit (max-tx).
+	FreeTxs(below uint64)
+	// Reset empties the state for reuse by another flow.
+	Reset()
+}
+
+// FlowInfo is what a parser may know of its flow when the state is made (the server
+// address selects libhtp's server-config, the ports its port checks).
+type FlowInfo struct {
+	F *flow.Flow
+}
