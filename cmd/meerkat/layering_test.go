@@ -15,7 +15,7 @@ var stages = map[string]int{
 	"decode": 0, "config": 0, "rules": 0, "alert": 0,
 	"capture": 1,
 	"defrag":  2, "flow": 2,
-	"stream": 3,
+	"stream":   3,
 	"applayer": 4, "applayer/http": 4, "detect/transform": 5,
 	// stage 4: applayer and applayer/<proto> (to come).
 	"prefilter/candidates": 5, "prefilter/hs": 5, "prefilter/broad": 5, "prefilter/header": 5,
