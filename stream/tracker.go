@@ -583,3 +583,11 @@ func (t *Tracker) Midstream(f *flow.Flow) (midstream, synAck bool) {
 	}
 	return false, false
 }
+
+// Swap exchanges the client and server streams of f's session, after the app layer's
+// protocol detection reversed the flow (TcpStreamFlowSwap): the caller reverses the flow.
+func (t *Tracker) Swap(f *flow.Flow) {
+	if s := t.session(f); s != nil {
+		s.client, s.server = s.server, s.client
+	}
+}
