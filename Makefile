@@ -69,6 +69,7 @@ bench: build bench-deps
 	./bench/replay.sh
 	./bench/corpus.sh
 	ROUNDS=5 INPROCESS=5 ./bench/stream.sh
+	ROUNDS=5 ./bench/http.sh
 	ROUNDS=3 INPROCESS=3 ./bench/groups.sh
 	./bench/broad.sh
 	INPROCESS=8 ./bench/modes.sh

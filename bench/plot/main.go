@@ -151,7 +151,7 @@ type result struct {
 }
 
 // scripts are the scripts whose results this program knows, in the order they are drawn.
-var scripts = []string{"replay", "corpus", "stream", "groups", "broad", "firewall", "modes", "ordering",
+var scripts = []string{"replay", "corpus", "stream", "http", "groups", "broad", "firewall", "modes", "ordering",
 	"scaling", "cores", "peer", "rules-load"}
 
 // renamed maps earlier names of scripts to their names now: results of both count as one
@@ -580,6 +580,22 @@ var extractors = map[string]func(o obj, add func(figure), miss func(string)){
 			add(f)
 		} else {
 			miss("stream: no allocations")
+		}
+	},
+	"http": func(o obj, add func(figure), miss func(string)) {
+		if r, ok := o.pos("detection", "ratio_detection_disable_detection_pps"); ok {
+			f := figure{Name: "ET Open / no detection, HTTP app layer on", Value: r, HigherIsBetter: true}
+			f.Bar, f.HasBar = o.bar("detection", "bar")
+			add(f)
+		} else {
+			miss("http: no detection ratio")
+		}
+		if a, ok := o.pos("allocations", "median_detection_allocs_per_packet"); ok {
+			f := figure{Name: "heap allocations per packet, ET Open with HTTP", Value: a}
+			f.Bar, f.HasBar = 0.1, true
+			add(f)
+		} else {
+			miss("http: no allocations")
 		}
 	},
 	"rules-load": func(o obj, add func(figure), miss func(string)) {
