@@ -2,13 +2,20 @@ package main
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
 )
 
 // The HTTP end-to-end test replays testdata/http/e2e.pcap, written by pcaps/genhttp (go run
@@ -123,7 +130,7 @@ var (
 	}
 	httpDecoy = wantHTTP{hostname: "decoy.example", url: "/decoy/PLANTbody01/PLANTgzip04?PLANThdr01=203&m=POST",
 		userAgent: "decoy-agent plant-host01.example PLANTuri01", contentType: "text/plain", method: "PUT",
-		protocol: "HTTP/1.1", status: 200, length: 176}
+		protocol: "HTTP/1.1", status: 200, length: 200}
 )
 
 // wantAlert is an expected alert: the rule, the transaction, the packet (pcap_cnt, direction),
@@ -420,4 +427,67 @@ func TestHTTPEndToEndCaptureCurrent(t *testing.T) {
 	if !bytes.Equal(gen, have) {
 		t.Errorf("testdata/http/e2e.pcap (%d bytes) differs from what pcaps/genhttp writes (%d bytes): regenerate it and review the expectations", len(have), len(gen))
 	}
+}
+
+// TestHTTPEndToEndDecoyCarriesStrings: the decoy connection (client port 41006) carries the
+// content of every rule that is not itself a decoy, so that the rules' silence on it shows
+// they read their own buffer and not just the bytes of the flow.
+func TestHTTPEndToEndDecoyCarriesStrings(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "http", "e2e.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rd, err := pcapgo.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decoy []byte
+	for {
+		data, _, err := rd.ReadPacketData()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := gopacket.NewPacket(data, layers.LayerTypeEthernet, gopacket.Default)
+		if tcp, ok := p.Layer(layers.LayerTypeTCP).(*layers.TCP); ok && (tcp.SrcPort == 41006 || tcp.DstPort == 41006) {
+			decoy = append(decoy, tcp.Payload...)
+		}
+	}
+	if len(decoy) == 0 {
+		t.Fatal("no decoy connection (port 41006) in the capture")
+	}
+	content := regexp.MustCompile(`(?:uri)?content:"([^"]*)".*sid:(\d+);`)
+	for _, line := range strings.Split(strings.TrimSpace(httpE2ERules), "\n") {
+		m := content.FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("no content in rule %s", line)
+		}
+		if m[2][2] == '9' { // 1091, 2091, 2092: decoy rules
+			continue
+		}
+		if s := unescapeContent(t, m[1]); !bytes.Contains(decoy, s) {
+			t.Errorf("sid %s: %q is not in the decoy connection", m[2], s)
+		}
+	}
+}
+
+// unescapeContent turns a rule's content string with |hex| parts into bytes.
+func unescapeContent(t *testing.T, s string) []byte {
+	t.Helper()
+	var out []byte
+	for i, part := range strings.Split(s, "|") {
+		if i%2 == 0 {
+			out = append(out, part...)
+			continue
+		}
+		b, err := hex.DecodeString(strings.ReplaceAll(part, " ", ""))
+		if err != nil {
+			t.Fatalf("content %q: %v", s, err)
+		}
+		out = append(out, b...)
+	}
+	return out
 }

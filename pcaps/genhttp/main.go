@@ -331,7 +331,8 @@ func writeAll(g *gen) {
 	// the User-Agent string in a custom header and the Cookie, the Cookie string in the
 	// request body (http.header leaves Cookie out but sees every other header), request-side
 	// strings in response headers and the response body, the planted status code in the
-	// reason phrase, the POST method in the URI.
+	// reason phrase, the POST method in the URI. Every rule's content is somewhere in this
+	// connection (the end-to-end test checks it).
 	c = g.open(6, "decoy")
 	put := "PLANTchunked03 PLANTpiperesp05-b PLANTcookie01"
 	// pcap_cnt 56
@@ -345,8 +346,8 @@ func writeAll(g *gen) {
 	c.server("A", "")
 	// pcap_cnt 58
 	c.server("PA", response("200 Fine 203", "Content-Type: text/plain\r\nSet-Cookie: s=PLANTuri01\r\nX-Resp: PLANTreqbody02 PLANTsplituri03\r\n",
-		"PLANTreqbody02 PLANTuri01 PLANTquery01 PLANTua01 PLANTsplitua03 PLANTUenc02 PLANTlegacy02 PLANTuric02 "+
-			"PLANTpipe05-a PLANTcookie01 X-Plant: PLANThdr01 plant-host01.example POST\n"))
+		"PLANTreqbody02 PLANTuri01 ?q=PLANTquery01 PLANTua01 PLANTsplitua03 /PLANTUenc02/ /PLANT%55enc02/ PLANTlegacy02 "+
+			"PLANTuric02 /PLANTpipe05-a PLANTcookie01 plant-host01.example POST\r\nX-Plant: PLANThdr01\r\n"))
 	// pcap_cnt 59
 	c.client("A", "")
 	// pcap_cnt 60, 61, 62
