@@ -370,7 +370,9 @@ func setupTransform(p *ruleParser, o *Option, arg string) error {
 		}
 		o.Value = `"` + arg + `"`
 	case "pcrexform":
-		if _, err := parsePCREBody(arg); err != nil {
+		// The argument is a bare PCRE2 pattern, no /delimiters/ nor flags
+		// (DetectTransformPcrexformSetup compiles it as is): a leading '/' is a literal.
+		if err := checkRegexSyntax(arg); err != nil {
 			return err
 		}
 		o.Value = `"` + arg + `"`
