@@ -193,11 +193,11 @@ func TestBase64(t *testing.T) {
 		{"base64 crate STANDARD: trailing bits", []string{"from_base64=mode strict"}, "Zh==", "Zh=="},
 	})
 	for _, bad := range []string{
-		"bytes 4, offset 3933, mode unknown",             // base64.rs test_parser_invalid
-		"bytes 4, offset 70000, mode strict",             // base64.rs test_parser_invalid
+		"bytes 4, offset 3933, mode unknown",              // base64.rs test_parser_invalid
+		"bytes 4, offset 70000, mode strict",              // base64.rs test_parser_invalid
 		"bytes 4, offset 3933, mode strict, mode rfc2045", // base64.rs test_parser_invalid
-		"bytes 4, offset var, mode rfc4648",              // base64.rs test_parser_parse_valid
-		"bytes var, offset 3933, mode rfc4648",           // base64.rs test_parser_parse_valid
+		"bytes 4, offset var, mode rfc4648",               // base64.rs test_parser_parse_valid
+		"bytes var, offset 3933, mode rfc4648",            // base64.rs test_parser_parse_valid
 		"mode RFC4648", "bytes 70000", "foo 1", "bytes",
 	} {
 		if _, err := Compile([]*rules.Option{opt("from_base64", bad)}); err == nil {
