@@ -1,6 +1,7 @@
 package transform
 
 import (
+	"net/netip"
 	"unsafe"
 
 	"golang.org/x/net/publicsuffix"
@@ -20,8 +21,8 @@ func (d domainX) key() string {
 	return "domain"
 }
 
-func (d domainX) apply(dst, src []byte, _ *Scratch) []byte {
-	dom, suf, ok := registrable(src)
+func (d domainX) apply(dst, src []byte, s *Scratch) []byte {
+	dom, suf, ok := registrable(src, s)
 	if !ok {
 		return dst[:0]
 	}
@@ -34,26 +35,52 @@ func (d domainX) apply(dst, src []byte, _ *Scratch) []byte {
 // suffixLen is the length of the public suffix of name (no trailing dot): the longest
 // matching rule, with wildcards and exceptions, or the last label when none matches. The
 // lookup is byte-exact: the list is lower case, so an upper-case label matches no rule.
-func suffixLen(name []byte) int {
+//
+// x/net's PublicSuffix returns an IP address whole (psl has no such case: "1.2.3.4" has the
+// suffix "4"); such a name is looked up behind a prefix that makes it no address, which
+// changes no label but the first.
+func suffixLen(name []byte, s *Scratch) int {
 	if len(name) == 0 {
 		return 0
 	}
+	if maybeIP(name) {
+		if _, err := netip.ParseAddr(string(name)); err == nil {
+			b := append(append(s.re.conv[:0], 'x'), name...)
+			s.re.conv = b
+			ps, _ := publicsuffix.PublicSuffix(unsafe.String(&b[0], len(b)))
+			return min(len(ps), len(name))
+		}
+	}
 	// PublicSuffix neither keeps nor modifies the string.
-	s, _ := publicsuffix.PublicSuffix(unsafe.String(&name[0], len(name)))
-	return len(s)
+	ps, _ := publicsuffix.PublicSuffix(unsafe.String(&name[0], len(name)))
+	return len(ps)
+}
+
+// maybeIP: only hex digits, '.', ':' and '%' (then anything, a zone) can make an address.
+func maybeIP(b []byte) bool {
+	for _, c := range b {
+		switch {
+		case c == '%':
+			return true
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'f', c >= 'A' && c <= 'F', c == '.', c == ':':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // registrable reproduces psl_types::List::domain: a trailing dot is set aside for the lookup
 // and kept in both results; the registrable domain is the suffix plus the label before it
 // (which may be empty: "a..com" gives ".com"); none when the name is no longer than its
 // suffix plus two bytes.
-func registrable(name []byte) (dom, suf []byte, ok bool) {
+func registrable(name []byte, s *Scratch) (dom, suf []byte, ok bool) {
 	body := name
 	fqdn := len(name) > 0 && name[len(name)-1] == '.'
 	if fqdn {
 		body = name[:len(name)-1]
 	}
-	sl := suffixLen(body)
+	sl := suffixLen(body, s)
 	if fqdn {
 		sl++
 	}

@@ -164,6 +164,10 @@ func TestDomain(t *testing.T) {
 		{"psl_types domain(): too short", []string{"domain"}, ".com", ""},
 		{"psl_types root", []string{"domain"}, ".", ""},
 		{"unknown TLD: last label", []string{"domain"}, "a.b.example", "b.example"},
+		{"psl: an IPv4 address is labels", []string{"domain"}, "1.2.3.4", "3.4"},
+		{"psl: an IPv4 address is labels", []string{"tld"}, "1.2.3.4", "4"},
+		{"psl: an IPv6 address is one label", []string{"domain"}, "::1", ""},
+		{"psl: hex-looking labels", []string{"domain"}, "ab.cd.be", "cd.be"},
 	})
 }
 
