@@ -2,6 +2,7 @@ package transform
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 )
 
@@ -41,6 +42,9 @@ var libraryAllocs = map[string]float64{
 }
 
 func TestAllocs(t *testing.T) {
+	if raceOn {
+		t.Skip("allocation counts are not meaningful under -race")
+	}
 	s := NewScratch()
 	for _, spec := range allSpecs {
 		c := mustChain(t, spec)
@@ -95,5 +99,40 @@ func BenchmarkApply(b *testing.B) {
 				s.Reset()
 			}
 		})
+	}
+}
+
+// TestConcurrent: a Chain is shared by workers, each with its own Scratch (run with -race).
+func TestConcurrent(t *testing.T) {
+	var chains []*Chain
+	var ins, wants [][]byte
+	ref := NewScratch()
+	for _, spec := range allSpecs {
+		c := mustChain(t, spec)
+		in := benchInput(spec)
+		chains = append(chains, c)
+		ins = append(ins, in)
+		wants = append(wants, append([]byte(nil), c.Apply(in, ref)...))
+	}
+	done := make(chan error, 4)
+	for w := 0; w < 4; w++ {
+		go func() {
+			s := NewScratch()
+			for n := 0; n < 50; n++ {
+				for i, c := range chains {
+					if got := c.Apply(ins[i], s); !bytes.Equal(got, wants[i]) {
+						done <- fmt.Errorf("%s: %q, want %q", allSpecs[i], got, wants[i])
+						return
+					}
+				}
+				s.Reset()
+			}
+			done <- nil
+		}()
+	}
+	for w := 0; w < 4; w++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
 	}
 }
