@@ -434,3 +434,27 @@ func TestRulesParse(t *testing.T) {
 		}
 	}
 }
+
+// TestRulesLoadErrors: the load-time checks in rules/keywords_buffers.go setupTransform that
+// follow Suricata's transform setup functions.
+func TestRulesLoadErrors(t *testing.T) {
+	hdr := `alert http any any -> any any (http.uri; `
+	for _, tc := range []struct {
+		opts string
+		ok   bool
+	}{
+		{`xor:"` + strings.Repeat("ab", 255) + `"; content:"a";`, true},
+		{`xor:"` + strings.Repeat("ab", 256) + `"; content:"a";`, false}, // xor_parse_do: key too long
+		{`from_base64:offset 65535; content:"a";`, true},
+		{`from_base64:offset 65536; content:"a";`, false}, // base64.rs test_parser_invalid (70000)
+		{`from_base64:bytes 65536; content:"a";`, false},
+		{`from_base64:mode RFC4648; content:"a";`, false}, // get_mode_value is case-sensitive
+		{`pcrexform:"(a)"; content:"a";`, true},
+		{`pcrexform:"/(a)/"; content:"a";`, true}, // a bare pattern: the slashes are literals
+	} {
+		_, err := rules.Parse(hdr + tc.opts + ` sid:1;)`)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: err %v, want ok=%v", tc.opts, err, tc.ok)
+		}
+	}
+}
