@@ -1,0 +1,366 @@
+package decompress
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+
+	"fmt"
+	kflate "github.com/klauspost/compress/flate"
+	"math/rand"
+	"testing"
+	"time"
+)
+
+func gz(t testing.TB, p []byte) []byte {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Name = "file.txt" // FNAME in the header
+	w.Write(p)
+	w.Close()
+	return b.Bytes()
+}
+
+func zl(p []byte) []byte {
+	var b bytes.Buffer
+	w := zlib.NewWriter(&b)
+	w.Write(p)
+	w.Close()
+	return b.Bytes()
+}
+
+func raw(p []byte) []byte {
+	var b bytes.Buffer
+	w, _ := flate.NewWriter(&b, flate.BestCompression)
+	w.Write(p)
+	w.Close()
+	return b.Bytes()
+}
+
+func sample(n int) []byte {
+	r := rand.New(rand.NewSource(int64(n)))
+	words := []string{"GET ", "HTTP/1.1 ", "<html>", "body ", "alert ", "meerkat ", "\r\n", "0123456789"}
+	var b bytes.Buffer
+	for b.Len() < n {
+		b.WriteString(words[r.Intn(len(words))])
+		if r.Intn(8) == 0 {
+			b.WriteByte(byte(r.Intn(256)))
+		}
+	}
+	return b.Bytes()[:n]
+}
+
+// run decompresses chunks through layers and returns the output and status.
+func run(d *Decompressor, layers []Encoding, lim Limits, chunks ...[]byte) ([]byte, Status) {
+	var out []byte
+	emit := func(p []byte) { out = append(out, p...) }
+	d.Reset(layers, lim)
+	var st Status
+	for _, c := range chunks {
+		st |= d.Write(c, emit)
+	}
+	st |= d.Close(emit)
+	return out, st
+}
+
+func checkNoWorkers(t *testing.T) {
+	t.Helper()
+	for i := 0; i < 100 && LiveWorkers() != 0; i++ {
+		time.Sleep(time.Millisecond)
+	}
+	if n := LiveWorkers(); n != 0 {
+		t.Fatalf("%d worker goroutines left", n)
+	}
+}
+
+func TestFormats(t *testing.T) {
+	plain := sample(100000)
+	var d Decompressor
+	for _, tc := range []struct {
+		name   string
+		layers []Encoding
+		body   []byte
+	}{
+		{"gzip", []Encoding{Gzip}, gz(t, plain)},
+		{"gzip-labelled-deflate", []Encoding{Deflate}, gz(t, plain)}, // libhtp retries deflate -> zlib -> gzip
+		{"zlib", []Encoding{Deflate}, zl(plain)},
+		{"raw", []Encoding{Deflate}, raw(plain)},
+		{"zlib-labelled-gzip", []Encoding{Gzip}, zl(plain)},
+		{"two-layers", []Encoding{Deflate, Gzip}, raw(gz(t, plain))}, // "gzip, deflate"
+		{"none", nil, plain},
+	} {
+		out, st := run(&d, tc.layers, Limits{BombRatio: 1 << 20, TimeLimit: time.Hour}, tc.body)
+		if !bytes.Equal(out, plain) {
+			t.Errorf("%s: got %d bytes, want %d (status %#x)", tc.name, len(out), len(plain), st)
+		}
+		if st&^StatusTruncated != 0 {
+			t.Errorf("%s: status %#x", tc.name, st)
+		}
+	}
+	checkNoWorkers(t)
+}
+
+// Property: any split of the compressed body gives the one-shot result
+// (compress/gzip's reader).
+func TestSplitEveryByte(t *testing.T) {
+	plain := sample(3000)
+	body := gz(t, plain)
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	want.ReadFrom(zr)
+	var d Decompressor
+	for i := 0; i <= len(body); i++ {
+		out, st := run(&d, []Encoding{Gzip}, Limits{}, body[:i], body[i:])
+		if !bytes.Equal(out, want.Bytes()) || st != 0 {
+			t.Fatalf("split at %d: %d bytes, status %#x", i, len(out), st)
+		}
+	}
+	// Byte by byte, and two layers in random pieces.
+	chunks := make([][]byte, len(body))
+	for i := range body {
+		chunks[i] = body[i : i+1]
+	}
+	if out, _ := run(&d, []Encoding{Gzip}, Limits{}, chunks...); !bytes.Equal(out, plain) {
+		t.Fatalf("byte by byte: %d bytes", len(out))
+	}
+	two := zl(gz(t, plain))
+	r := rand.New(rand.NewSource(1))
+	for n := 0; n < 200; n++ {
+		var cs [][]byte
+		for rest := two; len(rest) > 0; {
+			k := 1 + r.Intn(len(rest))
+			if k > 64 {
+				k = 1 + r.Intn(64)
+			}
+			cs = append(cs, rest[:k])
+			rest = rest[k:]
+		}
+		if out, st := run(&d, []Encoding{Deflate, Gzip}, Limits{}, cs...); !bytes.Equal(out, plain) {
+			t.Fatalf("two layers, run %d: %d bytes, status %#x", n, len(out), st)
+		}
+	}
+	checkNoWorkers(t)
+}
+
+// SV http-encoding-gzip-uncompressed: clear text labelled gzip is passed
+// through as-is.
+func TestMislabelledClearText(t *testing.T) {
+	var d Decompressor
+	for _, enc := range []Encoding{Gzip, Deflate} {
+		text := []byte("<html><body>this is not compressed at all</body></html>\n")
+		out, st := run(&d, []Encoding{enc}, Limits{}, text[:7], text[7:])
+		if !bytes.Equal(out, text) || st&StatusPassthrough == 0 {
+			t.Errorf("%v: %q status %#x", enc, out, st)
+		}
+	}
+	checkNoWorkers(t)
+}
+
+func TestTruncated(t *testing.T) {
+	plain := sample(50000)
+	body := gz(t, plain)
+	var d Decompressor
+	out, st := run(&d, []Encoding{Gzip}, Limits{}, body[:len(body)/2])
+	if len(out) == 0 || !bytes.HasPrefix(plain, out) || st&StatusTruncated == 0 {
+		t.Errorf("truncated: %d bytes prefix=%v status %#x", len(out), bytes.HasPrefix(plain, out), st)
+	}
+	// Only part of the header: nothing, no passthrough.
+	out, st = run(&d, []Encoding{Gzip}, Limits{}, body[:5])
+	if len(out) != 0 || st&StatusPassthrough != 0 {
+		t.Errorf("header only: %q %#x", out, st)
+	}
+	// Corrupt in the middle after output: output so far, then nothing.
+	bad := append([]byte(nil), body...)
+	for i := len(bad) / 2; i < len(bad)/2+64; i++ {
+		bad[i] ^= 0x5a
+	}
+	out, st = run(&d, []Encoding{Gzip}, Limits{}, bad)
+	if !bytes.HasPrefix(plain, out[:min(len(out), len(plain))]) && st&StatusCorrupt == 0 {
+		t.Errorf("corrupt: status %#x", st)
+	}
+	checkNoWorkers(t)
+}
+
+// A 1 KiB -> 10 MiB bomb stops just past compression-bomb-limit (1 MiB) with
+// compression_bomb, since 1 MiB is over 2048 times the input.
+//
+// One deflate layer expands at most ~1032 times, under libhtp's ratio of
+// 2048, so the bomb is two gzip layers (about 1 KiB for 10 MiB).
+func TestBomb(t *testing.T) {
+	body := gz(t, gz(t, make([]byte, 10<<20)))
+	if len(body) > 2<<10 {
+		t.Fatalf("bomb too large: %d", len(body))
+	}
+	two := []Encoding{Gzip, Gzip}
+	var d Decompressor
+	out, st := run(&d, two, Limits{TimeLimit: time.Hour}, body)
+	if st&StatusBomb == 0 || len(out) <= DefaultBombLimit || len(out) > DefaultBombLimit+chunkSize {
+		t.Errorf("bomb: %d bytes out, status %#x", len(out), st)
+	}
+	// The same output with a permissive ratio is not a bomb.
+	out, st = run(&d, two, Limits{BombRatio: 1 << 30, TimeLimit: time.Hour}, body)
+	if st&StatusBomb != 0 || len(out) != 10<<20 {
+		t.Errorf("no bomb: %d bytes out, status %#x", len(out), st)
+	}
+	// OutLimit stops earlier and without the event.
+	out, st = run(&d, two, Limits{OutLimit: 4096}, body)
+	if len(out) != 4096 || st != StatusOutLimit {
+		t.Errorf("outlimit: %d %#x", len(out), st)
+	}
+	checkNoWorkers(t)
+}
+
+func TestTimeLimit(t *testing.T) {
+	body := gz(t, sample(4<<20))
+	var d Decompressor
+	out, st := run(&d, []Encoding{Gzip}, Limits{TimeLimit: time.Nanosecond, BombRatio: 1 << 30}, body[:len(body)/2], body[len(body)/2:])
+	if st&StatusTimeLimit == 0 {
+		t.Errorf("time limit not reached: %#x", st)
+	}
+	// After the limit the rest of the body passes through as-is.
+	if !bytes.HasSuffix(out, body[len(body)/2:]) {
+		t.Errorf("second half not passed through")
+	}
+	checkNoWorkers(t)
+}
+
+func TestLayerLimit(t *testing.T) {
+	plain := []byte("three layers deep")
+	body := gz(t, gz(t, gz(t, plain)))
+	layers, an := ParseContentEncodingLimit([]byte("gzip, gzip, gzip"), nil, 2)
+	if len(layers) != 2 || an != AnomalyTooManyLayers {
+		t.Fatalf("parse: %v %#x", layers, an)
+	}
+	var d Decompressor
+	out, st := run(&d, []Encoding{Gzip, Gzip, Gzip}, Limits{}, body)
+	if st&StatusTooManyLayers == 0 || !bytes.Equal(out, gz(t, plain)) {
+		t.Errorf("layer limit: %q %#x", out, st)
+	}
+	out, st = run(&d, []Encoding{Gzip, Gzip, Gzip}, Limits{LayerLimit: 3}, body)
+	if st != 0 || !bytes.Equal(out, plain) {
+		t.Errorf("three layers: %q %#x", out, st)
+	}
+	checkNoWorkers(t)
+}
+
+func TestUnsupported(t *testing.T) {
+	var d Decompressor
+	out, st := run(&d, []Encoding{Brotli}, Limits{}, []byte("\x1b\x03"))
+	if string(out) != "\x1b\x03" || st != StatusUnsupported {
+		t.Errorf("br: %q %#x", out, st)
+	}
+}
+
+// Reset in the middle of a body stops its workers.
+func TestResetMidBody(t *testing.T) {
+	body := gz(t, sample(100000))
+	var d Decompressor
+	d.Reset([]Encoding{Deflate, Gzip}, Limits{})
+	d.Write(body[:100], func([]byte) {})
+	d.Reset(nil, Limits{})
+	checkNoWorkers(t)
+}
+
+// libhtp response_initialize_decompressors.
+func TestParseContentEncoding(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []Encoding
+		an   Anomaly
+	}{
+		{"gzip", []Encoding{Gzip}, 0},
+		{"X-GZIP", []Encoding{Gzip}, 0},
+		{"g\x00zip", []Encoding{Gzip}, 0}, // cmp_nocase_nozero
+		{"deflate", []Encoding{Deflate}, 0},
+		{"x-deflate", []Encoding{Deflate}, 0},
+		{"br", []Encoding{Brotli}, 0},
+		{"lzma", []Encoding{Lzma}, 0},
+		{"identity", nil, 0},
+		{"none", nil, 0},
+		{"inflate", nil, 0},
+		{"gzip, deflate", []Encoding{Deflate, Gzip}, 0},
+		{"deflate,gzip", []Encoding{Gzip, Deflate}, 0},
+		{"GZIP, deflate", []Encoding{Deflate, Gzip}, AnomalyAbnormalCE}, // exact-case check in the list path
+		{"xgzipx", []Encoding{Gzip}, AnomalyAbnormalCE},
+		{"gzip, br", []Encoding{Gzip}, AnomalyAbnormalCE},
+		{"identity, gzip", []Encoding{Gzip}, 0},
+		{"foo", nil, AnomalyAbnormalCE},
+		{"", nil, 0},
+	} {
+		got, an := ParseContentEncoding([]byte(tc.in), nil)
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) || an != tc.an {
+			t.Errorf("%q: %v %#x, want %v %#x", tc.in, got, an, tc.want, tc.an)
+		}
+	}
+}
+
+// No allocation per chunk in steady state. (klauspost/compress/flate
+// allocates when a dynamic block has codes longer than 9 bits, per block not
+// per chunk; a small alphabet keeps the codes short here.)
+func TestWriteAllocs(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	plain := make([]byte, 1<<20)
+	for i := range plain {
+		plain[i] = "abcdefghijklmnop"[r.Intn(16)]
+	}
+	body := gz(t, plain)
+	var d Decompressor
+	n := 0
+	emit := func(p []byte) { n += len(p) }
+	d.Reset([]Encoding{Gzip}, Limits{BombRatio: 1 << 30})
+	d.Write(body[:1000], emit) // start the worker
+	off := 1000
+	allocs := testing.AllocsPerRun(200, func() {
+		end := min(off+1400, len(body))
+		d.Write(body[off:end], emit)
+		off = end
+	})
+	d.Close(emit)
+	if allocs > 0 {
+		t.Errorf("allocations per Write: %v", allocs)
+	}
+}
+
+func BenchmarkGunzip(b *testing.B) {
+	plain := sample(1 << 20)
+	body := gz(b, plain)
+	var d Decompressor
+	n := 0
+	emit := func(p []byte) { n += len(p) }
+	b.SetBytes(int64(len(plain)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		d.Reset([]Encoding{Gzip}, Limits{BombRatio: 1 << 30})
+		for off := 0; off < len(body); off += 1460 {
+			d.Write(body[off:min(off+1460, len(body))], emit)
+		}
+		d.Close(emit)
+	}
+}
+
+// BenchmarkGunzipPull is the baseline: the same body through
+// klauspost/compress/flate pulling from memory in one go, to show the cost of
+// the push (lockstep worker) design.
+func BenchmarkGunzipPull(b *testing.B) {
+	plain := sample(1 << 20)
+	body := gz(b, plain)
+	buf := make([]byte, chunkSize)
+	b.SetBytes(int64(len(plain)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r := bytes.NewReader(body[10+len("file.txt")+1:]) // skip the gzip header
+		fr := kflate.NewReader(r)
+		for {
+			_, err := fr.Read(buf)
+			if err != nil {
+				break
+			}
+		}
+	}
+}
