@@ -168,11 +168,13 @@ type layer struct {
 	wg  sync.WaitGroup
 
 	// owned by the goroutine while live
-	cur    []byte
-	eof    bool
-	killed bool
-	fr     io.ReadCloser
-	buf    [chunkSize]byte
+	cur     []byte
+	eof     bool
+	killed  bool
+	pend    int  // output held in buf, not yet handed over
+	flushed bool // pend was handed over during the current Read
+	fr      io.ReadCloser
+	buf     [chunkSize]byte
 }
 
 // Decompressor undoes the content codings of one body at a time. It is
@@ -434,34 +436,41 @@ func (l *layer) feed(d *Decompressor, idx int, data []byte, eof bool, cur []byte
 		case msgEnd:
 			l.wg.Wait()
 			l.live = false
-			l.ended(d, idx, m.err, eof, cur)
+			l.ended(d, idx, m.err, m.n, eof, cur)
 			return
 		}
 	}
 }
 
-// ended handles the end of a worker: a clean end of stream ignores the rest
-// of the input (libhtp: data after the first stream is consumed silently);
-// an error before any output retries the next format on what was buffered
-// (libhtp InnerDecompressor::restart), then passes through; an error after
-// output drops the rest.
-func (l *layer) ended(d *Decompressor, idx int, err error, eof bool, cur []byte) {
+// ended handles the end of a worker, whose last pend bytes of output are
+// still in buf (libhtp's temporary buffer). A clean end of stream hands them
+// over and ignores the rest of the input (libhtp: data after the first stream
+// is consumed silently); the body ending inside the stream hands them over
+// too (libhtp finish). Otherwise, as InnerDecompressor::write: a first
+// decoder that had output pending hands it over and stops (try_finish); a
+// retried one loses it and the next format is tried on what was buffered
+// (restart: gzip -> deflate -> zlib -> gzip), and when the retries are spent
+// the data is passed through as-is. A decoder whose output was already
+// handed over on an earlier chunk stops there.
+func (l *layer) ended(d *Decompressor, idx int, err error, pend int, eof bool, cur []byte) {
+	deliver := func() {
+		if pend > 0 {
+			l.produced = true
+			d.pass(idx+1, l.buf[:pend])
+		}
+	}
 	switch {
 	case err == io.EOF:
+		deliver()
 		l.mode = modeFinished
-	case l.produced:
-		if errors.Is(err, io.ErrUnexpectedEOF) && eof {
-			d.status |= StatusTruncated
-			l.mode = modeFinished
-		} else {
-			d.status |= StatusCorrupt
-			l.mode = modeDead
-		}
 	case eof && errors.Is(err, io.ErrUnexpectedEOF):
-		// The body ended before the decoder could decide: nothing to emit
-		// (libhtp's finish on a decoder still reading its header).
+		deliver()
 		d.status |= StatusTruncated
 		l.mode = modeFinished
+	case l.produced || (pend > 0 && l.restarts == 0):
+		deliver()
+		d.status |= StatusCorrupt
+		l.mode = modeDead
 	case l.restarts < maxRestarts && !l.histFull:
 		l.restarts++
 		l.kind = l.kind.next()
@@ -485,6 +494,16 @@ func (l *layer) more() bool {
 	for len(l.cur) == 0 {
 		if l.eof || l.killed {
 			return false
+		}
+		// The chunk is used up: hand over what it produced (libhtp flushes
+		// its decoder at the end of each decompress call).
+		if l.pend > 0 {
+			l.out <- message{kind: msgOut, n: l.pend}
+			if !<-l.ack {
+				l.killed = true
+				return false
+			}
+			l.pend, l.flushed = 0, true
 		}
 		l.out <- message{kind: msgNeed}
 		x := <-l.in
@@ -603,7 +622,7 @@ func zlibHeader(f feeder) error {
 func (l *layer) run(k kind) {
 	defer liveWorkers.Add(-1)
 	defer l.wg.Done()
-	l.cur, l.eof, l.killed = nil, false, false
+	l.cur, l.eof, l.killed, l.pend, l.flushed = nil, false, false, 0, false
 	first := <-l.in
 	if first.kill {
 		return
@@ -611,7 +630,7 @@ func (l *layer) run(k kind) {
 	l.cur, l.eof = first.data, first.eof
 	end := func(err error) {
 		if !l.killed {
-			l.out <- message{kind: msgEnd, err: err}
+			l.out <- message{kind: msgEnd, n: l.pend, err: err}
 		}
 	}
 	defer func() {
@@ -641,12 +660,21 @@ func (l *layer) run(k kind) {
 		return
 	}
 	for {
-		n, err := l.fr.Read(l.buf[:])
+		at := l.pend
+		l.flushed = false
+		n, err := l.fr.Read(l.buf[at:])
 		if l.killed {
 			return
 		}
-		if n > 0 {
-			l.out <- message{kind: msgOut, n: n}
+		if l.flushed && n > 0 {
+			// What was pending went out while Read waited for input; its
+			// result sits after it.
+			copy(l.buf[:], l.buf[at:at+n])
+		}
+		l.pend += n
+		if l.pend == chunkSize {
+			l.out <- message{kind: msgOut, n: l.pend}
+			l.pend = 0
 			if !<-l.ack {
 				return
 			}
