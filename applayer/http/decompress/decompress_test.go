@@ -380,3 +380,59 @@ func BenchmarkGunzipPull(b *testing.B) {
 		}
 	}
 }
+
+// gzMember builds a gzip member by hand: flags, optional header fields and a
+// trailer that may be wrong, as libhtp's generate-gzip-tests.php does for its
+// gunzip.rs tests.
+func gzMember(flags, xfl byte, data []byte, badTrailer bool) []byte {
+	h := []byte{0x1f, 0x8b, 0x08, flags, 0, 0, 0, 0, xfl, 3}
+	if flags&4 != 0 {
+		h = append(h, 5, 0, 'e', 'x', 't', 'r', 'a')
+	}
+	if flags&8 != 0 {
+		h = append(h, "file1.txt\x00"...)
+	}
+	if flags&16 != 0 {
+		h = append(h, "a comment\x00"...)
+	}
+	if flags&2 != 0 {
+		h = append(h, 0x34, 0x12) // not the real header CRC
+	}
+	h = append(h, raw(data)...)
+	if badTrailer {
+		return append(h, 0xff, 0xff, 0xff, 0xff, 0x10, 0, 0, 0)
+	}
+	z := gz(nil, data)
+	return append(h, z[len(z)-8:]...)
+}
+
+// libhtp test/gunzip.rs: GUnzip_Minimal, _FNAME, _FEXTRA, _FTEXT, _FCOMMENT,
+// _FHCRC (even a wrong one: _InvalidHeaderCrc), _FRESERVED1-3,
+// _InvalidExtraFlags, _InvalidCrc, _InvalidInputSize all give the text;
+// _Multipart gives the first member only.
+func TestLibhtpGunzip(t *testing.T) {
+	text := []byte("The five boxing wizards jump quickly.")
+	var d Decompressor
+	for _, tc := range []struct {
+		name       string
+		flags, xfl byte
+		bad        bool
+	}{
+		{"minimal", 0, 0, false}, {"fname", 8, 0, false}, {"fextra", 4, 0, false},
+		{"ftext", 1, 0, false}, {"fcomment", 16, 0, false}, {"fhcrc", 2, 0, false},
+		{"freserved1", 0x20, 0, false}, {"freserved2", 0x40, 0, false}, {"freserved3", 0x80, 0, false},
+		{"invalid-xfl", 0, 0xff, false}, {"invalid-crc-isize", 0, 0, true}, {"all", 0x1e, 2, true},
+	} {
+		body := gzMember(tc.flags, tc.xfl, text, tc.bad)
+		for split := 1; split < len(body); split += 3 {
+			out, st := run(&d, []Encoding{Gzip}, Limits{}, body[:split], body[split:])
+			if !bytes.Equal(out, text) || st != 0 {
+				t.Fatalf("%s split %d: %q %#x", tc.name, split, out, st)
+			}
+		}
+	}
+	multi := append(gzMember(8, 0, text, false), gzMember(8, 0, []byte("The quick brown fox jumps over the lazy dog."), false)...)
+	if out, st := run(&d, []Encoding{Gzip}, Limits{}, multi); !bytes.Equal(out, text) || st != 0 {
+		t.Errorf("multipart: %q %#x", out, st)
+	}
+}
