@@ -506,3 +506,54 @@ func TestNormalizeAllocs(t *testing.T) {
 		t.Errorf("got %q", dst)
 	}
 }
+
+// libhtp test/main.rs PathUtf8_* (request lines of files 53-59) with
+// TestConfig (Apache_2), and the PathUtf8_Decode_* variants with best-fit on.
+func TestLibhtpPathUTF8(t *testing.T) {
+	base, _ := Personality("apache_2")
+	base.PlusSpaceDecode = true
+	for _, tc := range []struct {
+		name, raw, decoded string
+		set, unset         Flags
+	}{
+		{"None", "/Ristic.txt", "/Ristic.txt", 0, FlagUTF8Valid | FlagUTF8Overlong | FlagHalfFullRange},
+		{"Valid", "/Risti%C4%87.txt", "/Ristic.txt", FlagUTF8Valid, 0},
+		{"Overlong2", "/%c0%a6.txt", "/&.txt", FlagUTF8Overlong, 0},
+		{"Overlong3", "/%e0%80%a6.txt", "/&.txt", FlagUTF8Overlong, 0},
+		{"Overlong4", "/%f0%80%80%a6.txt", "/&.txt", FlagUTF8Overlong, 0},
+		{"Invalid", "/Risti%C4%87%80.txt", "/Ristic?.txt", FlagInvalidUTF8, FlagUTF8Valid},
+		{"FullWidth", "/%EF%BC%86.txt", "/&.txt", FlagHalfFullRange, 0},
+	} {
+		for _, conv := range []bool{false, true} {
+			c := base
+			c.UTF8ConvertBestfit = conv
+			got, f := norm(c, tc.raw)
+			if f&tc.set != tc.set || f&tc.unset != 0 {
+				t.Errorf("%s (bestfit %v): flags %#x, want set %#x unset %#x", tc.name, conv, f, tc.set, tc.unset)
+			}
+			if conv && got != tc.decoded {
+				t.Errorf("PathUtf8_Decode_%s: %q, want %q", tc.name, got, tc.decoded)
+			}
+		}
+	}
+}
+
+// libhtp test/hybrid.rs DoubleEncodedUriPath / DoubleEncodedUriQuery.
+func TestLibhtpDoubleEncoded(t *testing.T) {
+	c, _ := Personality("apache_2")
+	c.PlusSpaceDecode = true
+	c.DoubleDecodePath = true
+	if got, f := norm(c, "/%2500"); got != "/\x00" || f&FlagDoubleEncoded == 0 {
+		t.Errorf("path: %q %#x", got, f)
+	}
+	var u URI
+	Parse([]byte("/%2500"), &u)
+	var f Flags
+	if p := string(c.NormalizePath(nil, u.Path, &f)); p != "/%00" {
+		t.Errorf("parsed path: %q", p)
+	}
+	c.DoubleDecodePath, c.DoubleDecodeQuery = false, true
+	if got, f := norm(c, "/?a=%2500"); got != "/?a=\x00" || f&FlagDoubleEncoded == 0 {
+		t.Errorf("query: %q %#x", got, f)
+	}
+}
