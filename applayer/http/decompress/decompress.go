@@ -182,7 +182,12 @@ type layer struct {
 // compressed layer runs a goroutine while its body is active; Close and Reset
 // stop them, so a Decompressor must be Closed or Reset when its body is
 // abandoned. The emit function given to Write/Close receives output valid
-// only during the call; pass a long-lived func to avoid an allocation per call.
+// only during the call; pass a long-lived func to avoid an allocation per call,
+// and do not call the Decompressor from inside it.
+//
+// Goroutines: at most MaxLayers (and at most LayerLimit) per Decompressor,
+// each alive only while its body is between Reset/first Write and
+// Close/Reset; LiveWorkers counts them.
 type Decompressor struct {
 	layers   [MaxLayers]layer
 	n        int

@@ -557,3 +557,17 @@ func TestLibhtpDoubleEncoded(t *testing.T) {
 		t.Errorf("query: %q %#x", got, f)
 	}
 }
+
+func BenchmarkNormalize(b *testing.B) {
+	c, _ := Personality("ids")
+	raw := []byte("/en-us/library/%2e%2e/Ristic%C4%87/a//b/./c/index.aspx?q=%41%42+c&x=y#frag")
+	dst := make([]byte, 0, 256)
+	var u URI
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		Parse(raw, &u)
+		var f Flags
+		dst = c.Normalize(dst[:0], &u, &f)
+	}
+}
