@@ -8,6 +8,7 @@ require (
 	github.com/flier/gohs v1.2.2
 	github.com/gaissmai/bart v0.30.0
 	github.com/gopacket/gopacket v1.7.7
+	github.com/klauspost/compress v1.20.4
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/yl2chen/cidranger v1.0.2
 	go.yaml.in/yaml/v3 v3.0.6
