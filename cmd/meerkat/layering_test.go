@@ -23,7 +23,7 @@ var stages = map[string]int{
 	"reject":      6,
 	"output":      7,
 	"pipeline":    8,
-	"cmd/meerkat": 9, "cmd/meerkat-verify": 9, "verify": 9, "pcaps/gen": 9,
+	"cmd/meerkat": 9, "cmd/meerkat-verify": 9, "verify": 9, "pcaps/gen": 9, "pcaps/genhttp": 9,
 	"bench": 9, "bench/gen-broad": 9, "bench/gen-firewall": 9, "bench/gen-rules": 9,
 	"bench/gen-traffic": 9, "bench/plot": 9, "bench/readloop": 9, "bench/order-loop": 9,
 }
