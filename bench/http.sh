@@ -9,8 +9,8 @@
 #      existing transaction allocates nothing);
 #  (b) how many ET Open rules use HTTP (protocol http, an http sticky buffer or modifier,
 #      uricontent, file.data) and how many of those the engine loads (meerkat -T on them alone),
-#      and the HTTP flows and transactions of the replay (app_layer.flow.http,
-#      app_layer.tx.http of the last stats record);
+#      and the HTTP flows and transactions of each configuration's replay (app_layer.flow.http,
+#      app_layer.tx.http of the last stats record: the app layer must parse alike in both);
 #  (c) the HTTP/1 parser alone: go test -bench BenchmarkParse ./applayer/http (a pipelined,
 #      chunked, gzip request/response mix), MB/s and allocations per run, BENCHCOUNT times.
 # Writes bench/results/<date>-<host>-http.json with every round.
@@ -79,9 +79,10 @@ summary=$(grep 'rule files processed' "$work/detect.err" | sed 's/^meerkat: //')
 alerts=$(awk '/^alerts:/ {print $2}' "$work/detect.err")
 alerts_off=$(awk '/^alerts:/ {print $2}' "$work/off.err")
 
-# The HTTP flows and transactions of the last detection run, from its last stats record
-# (null where the engine does not count them).
-read -r http_flows http_txs < <(python3 - "$work/log-detect/eve.json" <<'PY'
+# http_counts LOG: the HTTP flows and transactions in the last stats record of an EVE log
+# (app_layer.flow.http, app_layer.tx.http; null where the engine does not count them).
+http_counts() {
+	python3 - "$1" <<'PY'
 import json, sys
 last = None
 try:
@@ -96,7 +97,10 @@ def get(kind):
     return str(v) if isinstance(v, (int, float)) else "null"
 print(get("flow"), get("tx"))
 PY
-)
+}
+# Both configurations must parse HTTP alike: the app layer runs with --disable-detection too.
+read -r http_flows http_txs < <(http_counts "$work/log-detect/eve.json")
+read -r http_flows_off http_txs_off < <(http_counts "$work/log-off/eve.json")
 
 # (c) the parser alone.
 parse_lines=""
@@ -115,8 +119,9 @@ mbs=$(metric MB/s); nsop=$(metric ns/op); allocsop=$(metric allocs/op)
 mbs_med=$( [ -n "$mbs" ] && echo "$mbs" | tr , '\n' | median || echo null)
 
 printf '\npackets %s; rules: %s\n' "$packets" "$summary"
-printf 'ET Open rules using HTTP: %s, loaded alone: %s (%s); HTTP flows %s, transactions %s\n' \
-	"$http_rules" "$http_loaded" "$http_summary" "$http_flows" "$http_txs"
+printf 'ET Open rules using HTTP: %s, loaded alone: %s (%s)\n' "$http_rules" "$http_loaded" "$http_summary"
+printf 'HTTP flows, transactions: with detection %s, %s; with --disable-detection %s, %s\n' \
+	"$http_flows" "$http_txs" "$http_flows_off" "$http_txs_off"
 printf '(a) medians of %s rounds: ET Open %s pkt/s against --disable-detection %s: ratio %s (bar 0.4): %s; per-round median %s [%s, %s]\n' \
 	"$ROUNDS" "$det" "$off" "$ratio" "$verdict" "$pmed" "$plo" "$phi"
 printf '    heap allocations per packet with detection %s (bar 0.1): %s; --disable-detection %s; alerts %s\n' \
@@ -136,8 +141,8 @@ cat > "$out" <<JSON
   "rules": "$summary",
   "http_rules": {"in_et_open": $http_rules, "loaded": $http_loaded, "summary": "$http_summary",
     "selection": "rules with protocol http, an http. or http_ keyword, uricontent, file.data or file_data"},
-  "http_flows": $http_flows,
-  "http_transactions": $http_txs,
+  "http_flows": {"detection": $http_flows, "disable_detection": $http_flows_off},
+  "http_transactions": {"detection": $http_txs, "disable_detection": $http_txs_off},
   "round_orders": [$(IFS=,; echo "${order_json[*]}")],
   "whole_process": {
     "detection_pps": [$(paste -sd, "$work/detect.txt")],
