@@ -163,6 +163,7 @@ func (s *State) newTx() *Tx {
 	}
 	t := s.pool.getTx()
 	t.reset(s.nextID)
+	t.state = s
 	s.nextID++
 	s.txs = append(s.txs, t)
 	return t

@@ -324,6 +324,8 @@ type Tx struct {
 	resReps        int    // response header repetitions counted
 	flags          uint32 // libhtp HtpFlags the parser tracks (txFlag*)
 	hash           *fileHash
+	state          *State              // the flow state the tx belongs to (config for getters)
+	scratch        [2][nScratch][]byte // composite buffers built by the getters
 }
 
 // XFF returns the raw X-Forwarded-For request header value (EVE http.xff).
