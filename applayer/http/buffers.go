@@ -224,26 +224,24 @@ func init() {
 			}
 		}})
 	// file.data: to_client the response body (http.response_body), to_server the request
-	// files (PUT bodies).
-	fileBody := func(t *Tx, d applayer.Dir) *Body {
+	// files (PUT bodies, multipart parts: one instance per file).
+	fileBody := func(t *Tx, d applayer.Dir, i int) *Body {
+		fs := t.RequestFiles
 		if d == flow.ToClient {
-			if len(t.ResponseFiles) == 0 {
-				return nil
-			}
-			return &t.ResponseBody
+			fs = t.ResponseFiles
 		}
-		if len(t.RequestFiles) == 0 {
+		if i < 0 || i >= len(fs) {
 			return nil
 		}
-		return &t.RequestBody
+		return fs[i].Data
 	}
-	reg(applayer.Buffer{Name: "file.data", Dirs: bd, Progress: prog(ReqBody),
+	reg(applayer.Buffer{Name: "file.data", Dirs: bd, Progress: prog(ReqBody), Multi: true,
 		Get: func(x applayer.Tx, d applayer.Dir, i int, ctx *applayer.GetCtx) ([]byte, bool) {
 			t := asTx(x)
-			if t == nil || i != 0 {
+			if t == nil {
 				return nil, false
 			}
-			b := fileBody(t, d)
+			b := fileBody(t, d, i)
 			if b == nil {
 				return nil, false
 			}
@@ -254,7 +252,11 @@ func init() {
 			if t == nil {
 				return
 			}
-			if b := fileBody(t, d); b != nil {
+			for i := 0; ; i++ {
+				b := fileBody(t, d, i)
+				if b == nil {
+					return
+				}
 				if _, ok := t.bodyWindow(b, d, ctx, true); ok {
 					b.inspectedFile = uint64(len(b.Data))
 				}

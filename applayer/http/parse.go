@@ -49,6 +49,7 @@ const (
 	rsChunkData
 	rsChunkDataEnd
 	rsBodyClose
+	rsFinalize
 	rsTunnel
 	rsStop
 )
@@ -63,6 +64,7 @@ type side struct {
 	trailer bool   // parsing the trailer block
 	closed  bool   // EOF seen
 	folded  bool   // the pending header was folded
+	join    []byte // scratch for a line joined from the buffer and new data
 	dec     bodyDecoder
 	// hdrTooLong etc. are raised once per tx
 }
