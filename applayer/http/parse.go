@@ -430,7 +430,7 @@ func parseProtocol(p []byte) (num int, extra bool) {
 	}
 	t = t[k:]
 	z := 0
-	for z < len(t)-1 && t[z] == '0' && t[z+1] == '0' {
+	for z < len(t)-1 && t[z] == '0' && t[z+1] >= '0' && t[z+1] <= '9' {
 		z++
 	}
 	if z > 0 {
