@@ -170,7 +170,7 @@ func TestSuricataVerify(t *testing.T) {
 			if p == "" {
 				t.Skip("no pcap")
 			}
-			states := runPcap(t, func() *State { return testState(t, nil) }, p)
+			states := runPcap(t, svStateMaker(t, name), p)
 			check(t, states)
 		})
 	}

@@ -4,6 +4,10 @@ package http
 // applayer/http/decompress (bodies). TEMPORARY until those packages are merged: the URI is
 // kept raw and bodies are not decompressed.
 
+type uriConfig struct{}
+
+func (c *Config) buildURI() error { return nil }
+
 type uriNormalizer struct{ cfg *Config }
 
 func (n *uriNormalizer) configure(c *Config) { n.cfg = c }

@@ -91,6 +91,7 @@ type State struct {
 	reqConsumed  int
 	changePend   *applayer.ProtocolChange
 	connectOther bool // a CONNECT request waits for its response
+	bombs        int  // compression bombs seen on the flow (libhtp ConnectionParser.bombs)
 	// dirty bit for TxData.Updated
 }
 
@@ -147,7 +148,7 @@ func (s *State) Reset() {
 	s.rq.reset()
 	s.rs.reset()
 	s.rqs, s.rss = rqIdle, rsIdle
-	s.failed, s.changePend, s.connectOther = false, nil, false
+	s.failed, s.changePend, s.connectOther, s.bombs = false, nil, false, 0
 }
 
 func (sd *side) reset() {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/meerkat-ids/meerkat/applayer"
+	"github.com/meerkat-ids/meerkat/config"
 	"github.com/meerkat-ids/meerkat/flow"
 )
 
@@ -255,4 +256,38 @@ func TestDumpPcaps(t *testing.T) {
 			t.Logf("   events %v body %q", eventList(tx), tx.ResponseBody.Data[:min(80, len(tx.ResponseBody.Data))])
 		}
 	}
+}
+
+// svStateMaker returns the state factory of a suricata-verify test: its suricata.yaml's
+// app-layer.protocols.http when it has one, else the shipped-like defaults of testState.
+func svStateMaker(t *testing.T, name string) func() *State {
+	p := svPcap(name)
+	dir := p[:len(p)-len("/input.pcap")]
+	if i := lastSlash(p); i >= 0 {
+		dir = p[:i]
+	}
+	yaml := dir + "/suricata.yaml"
+	if _, err := os.Stat(yaml); err != nil {
+		return func() *State { return testState(t, nil) }
+	}
+	c, err := config.Load(yaml)
+	if err != nil {
+		t.Fatalf("%s: %v", yaml, err)
+	}
+	n, _ := c.Get("app-layer.protocols.http")
+	st, err := configure(n)
+	if err != nil {
+		t.Fatalf("%s: %v", yaml, err)
+	}
+	pool := NewPool(st)
+	return func() *State { return pool.NewState(applayer.FlowInfo{}) }
+}
+
+func lastSlash(p string) int {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' {
+			return i
+		}
+	}
+	return -1
 }
