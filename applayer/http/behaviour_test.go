@@ -530,3 +530,18 @@ func TestMultipart(t *testing.T) {
 		t.Fatalf("%+v", tx.RequestFiles)
 	}
 }
+
+func TestRangeInvalidAndIncompleteLine(t *testing.T) {
+	s := testState(t, nil)
+	req(t, s, "GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+	resp(t, s, "HTTP/1.1 206 P\r\nContent-Range: bytes 5-2/10\r\nContent-Length: 0\r\n\r\n")
+	if !hasEvent(s.Tx(0), "range_invalid") {
+		t.Errorf("range: %v", eventList(s.Tx(0)))
+	}
+	s = testState(t, nil)
+	req(t, s, "GET /very-long-line")
+	resp(t, s, "HTTP/1.1 408 Timeout\r\nContent-Length: 0\r\n\r\n")
+	if !hasEvent(s.Tx(0), "request_line_incomplete") {
+		t.Errorf("incomplete: %v", eventList(s.Tx(0)))
+	}
+}

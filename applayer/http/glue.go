@@ -20,6 +20,7 @@ func (s *State) parseURI(t *Tx) {
 
 type bodyDecoder struct {
 	active bool
+	t      *Tx
 }
 
 func (d *bodyDecoder) init()      {}

@@ -111,6 +111,9 @@ func (s *State) Tx(i int) *Tx { return s.txs[i] }
 func (s *State) FreeTxs(below uint64) {
 	n := 0
 	for n < len(s.txs) && s.txs[n].data.ID < below {
+		if t := s.txs[n]; t == s.rq.tx || t == s.rs.tx {
+			break // a tx being parsed stays (the framework frees complete ones)
+		}
 		n++
 	}
 	s.dropFront(n)
@@ -128,6 +131,12 @@ func (s *State) dropFront(n int) {
 		if s.rs.tx == t {
 			s.rs.tx = nil
 		}
+		if s.rq.dec.t == t {
+			s.rq.dec.reset()
+		}
+		if s.rs.dec.t == t {
+			s.rs.dec.reset()
+		}
 		s.pool.putTx(t)
 	}
 	copy(s.txs, s.txs[n:])
@@ -143,6 +152,7 @@ func (s *State) dropFront(n int) {
 
 // Reset empties the state for reuse.
 func (s *State) Reset() {
+	s.rq.tx, s.rs.tx = nil, nil
 	s.dropFront(len(s.txs))
 	s.nextID, s.warnings, s.respNext = 0, 0, 0
 	s.rq.reset()

@@ -280,6 +280,10 @@ func (s *State) resStart() error {
 	s.rs.tx = t
 	t.data.Progress[1] = ResLine
 	touch(t, 1)
+	// state_response_start: a response to a tx still in its request line
+	if len(t.Method) == 0 && !t.HasURI && s.rqs == rqLine && s.rq.tx == t {
+		s.event(t, EvRequestLineIncomplete)
+	}
 	if t.Is09 {
 		// HTTP/0.9: no status line, the whole response is body until close
 		t.ResponseSeen = true
@@ -344,6 +348,12 @@ func (s *State) resHeadersDone(t *Tx, off int) (applayer.Result, bool) {
 	hasCL = hasCL && len(cl) > 0
 	hasTE = hasTE && len(te) > 0
 	t.ContentRange = parseContentRange(h)
+	if cr := &t.ContentRange; cr.Raw != nil {
+		// HTPParseAndCheckContentRange
+		if !cr.Valid || (cr.HasStart && cr.HasSize && cr.End > 0 && cr.Size > 0 && (cr.Start > cr.End || cr.End > cr.Size-1)) {
+			flagEvent(t, EvRangeInvalid)
+		}
+	}
 	isConnect := string(t.Method) == "CONNECT"
 	if isConnect {
 		if t.Status >= 200 && t.Status <= 299 {
