@@ -74,10 +74,12 @@ func headerValue(name string, dirs [2]bool, hdrName [2]string) {
 
 func init() {
 	simple("http.uri", ts, ReqLine, func(t *Tx, _ applayer.Dir) ([]byte, bool) {
-		return t.URINorm, t.HasURI && !t.RequestSynthetic
+		// the synthetic /libhtp::request_uri_not_seen of a response without request is
+		// a URI like any other for libhtp
+		return t.URINorm, t.HasURI
 	})
 	simple("http.uri.raw", ts, ReqLine, func(t *Tx, _ applayer.Dir) ([]byte, bool) {
-		return t.URIRaw, t.HasURI && !t.RequestSynthetic
+		return t.URIRaw, t.HasURI
 	})
 	simple("http.method", ts, ReqLine, func(t *Tx, d applayer.Dir) ([]byte, bool) {
 		return t.Method, lineParsed(t, d) && len(t.Method) > 0
