@@ -545,3 +545,39 @@ func TestRangeInvalidAndIncompleteLine(t *testing.T) {
 		t.Errorf("incomplete: %v", eventList(s.Tx(0)))
 	}
 }
+
+// Further events, each with the input that raises it in libhtp.
+func TestMoreEvents(t *testing.T) {
+	type step struct {
+		dir  applayer.Dir
+		data string
+	}
+	ts, tc := flow.ToServer, flow.ToClient
+	cases := []struct {
+		event string
+		steps []step
+		mod   func(*Config)
+	}{
+		{"duplicate_content_length_field_in_response", []step{{ts, "GET / HTTP/1.1\r\nHost: a\r\n\r\n"}, {tc, "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\na"}}, nil},
+		{"response_header_repetition", []step{{ts, "GET / HTTP/1.1\r\nHost: a\r\n\r\n"}, {tc, "HTTP/1.1 200 OK\r\nX: 1\r\nX: 2\r\nContent-Length: 0\r\n\r\n"}}, nil},
+		{"response_field_too_long", []step{{ts, "GET / HTTP/1.1\r\nHost: a\r\n\r\n"}, {tc, "HTTP/1.1 200 OK\r\nX: " + strings.Repeat("y", 300) + "\r\n\r\n"}}, func(c *Config) { c.MetaFieldLimit = 100 }},
+		{"response_too_many_headers", []step{{ts, "GET / HTTP/1.1\r\nHost: a\r\n\r\n"}, {tc, "HTTP/1.1 200 OK\r\nA: 1\r\nB: 1\r\nC: 1\r\nD: 1\r\n\r\n"}}, func(c *Config) { c.HeadersLimit = 2 }},
+		{"response_multipart_byteranges", []step{{ts, "GET / HTTP/1.1\r\nHost: a\r\n\r\n"}, {tc, "HTTP/1.1 206 P\r\nContent-Type: multipart/byteranges; boundary=x\r\n\r\n"}}, nil},
+		{"switching_proto_with_content_length", []step{{ts, "GET / HTTP/1.1\r\nHost: a\r\n\r\n"}, {tc, "HTTP/1.1 101 S\r\nUpgrade: h2c\r\nContent-Length: 0\r\n\r\n"}}, nil},
+		{"request_auth_unrecognized", []step{{ts, "GET / HTTP/1.1\r\nHost: a\r\nAuthorization: Weird xyz\r\n\r\n"}}, nil},
+		{"unknown_error", []step{{ts, "GET / HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n"}}, func(c *Config) { c.MaxTx = 1 }},
+	}
+	for _, c := range cases {
+		s := testState(t, c.mod)
+		for _, st := range c.steps {
+			feed(t, s, st.dir, []byte(st.data), 0, false)
+		}
+		found := false
+		for i := 0; i < s.TxCount(); i++ {
+			found = found || hasEvent(s.Tx(i), c.event)
+		}
+		if !found {
+			t.Errorf("%s not raised: %v", c.event, eventList(s.Tx(0)))
+		}
+	}
+}
