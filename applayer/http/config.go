@@ -57,7 +57,8 @@ type Config struct {
 	ForceHash bool
 
 	// uriCfg is URI built for the uri package (buildURI).
-	uriCfg uriConfig
+	uriCfg   uriConfig
+	uriBuilt bool
 }
 
 // URIOptions are the URI decoding keys of a config: the personality plus explicit

@@ -6,7 +6,7 @@ package http
 
 type uriConfig struct{}
 
-func (c *Config) buildURI() error { return nil }
+func (c *Config) buildURI() error { c.uriBuilt = true; return nil }
 
 type uriNormalizer struct{ cfg *Config }
 
