@@ -164,6 +164,9 @@ func TestSuricataVerify(t *testing.T) {
 			}
 		},
 	}
+	for k, v := range decodingCases(t) {
+		cases[k] = v
+	}
 	for name, check := range cases {
 		t.Run(name, func(t *testing.T) {
 			p := svPcap(name)
@@ -173,5 +176,40 @@ func TestSuricataVerify(t *testing.T) {
 			states := runPcap(t, svStateMaker(t, name), p)
 			check(t, states)
 		})
+	}
+}
+
+// decodingCases need the uri and decompress packages.
+func decodingCases(t *testing.T) map[string]svCheck {
+	ts, tc := flow.ToServer, flow.ToClient
+	_ = tc
+	return map[string]svCheck{
+		// content:"blah"; http_uri (percent-decoded URI)
+		"bug-78-http-uri": func(t *testing.T, s []*State) {
+			if !anyTx(s, bufHas(t, "http.uri", ts, "blah")) {
+				t.Error("normalized uri")
+			}
+		},
+		// app-layer-event:http.double_encoded_uri
+		"http-double-encoded-uri": func(t *testing.T, s []*State) {
+			if !anyTx(s, evHas("double_encoded_uri")) {
+				t.Error("event")
+			}
+		},
+		// content:"name"; http_client_body (a gzip request body); not in http.response_body
+		"http-post-data-decompression": func(t *testing.T, s []*State) {
+			if !anyTx(s, func(tx *Tx) bool { return bytes.Contains(bytes.ToLower(tx.RequestBody.Data), []byte("name")) }) {
+				t.Error("decompressed request body")
+			}
+			if anyTx(s, bufHas(t, "file.data", tc, "name")) {
+				t.Error("in response body")
+			}
+		},
+		// http.request_body; content:"|22|sdk_version|22 3a|" in a body labelled gzip but clear
+		"http-encoding-gzip-uncompressed": func(t *testing.T, s []*State) {
+			if !anyTx(s, func(tx *Tx) bool { return bytes.Contains(tx.RequestBody.Data, []byte("\"sdk_version\":")) }) {
+				t.Error("pass-through body")
+			}
+		},
 	}
 }
