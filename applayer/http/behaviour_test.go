@@ -581,3 +581,18 @@ func TestMoreEvents(t *testing.T) {
 		}
 	}
 }
+
+// headers.rs value(): in responses a continuation that looks like "token:" is a new header
+// (with the leading-whitespace name warning), in requests it is folded.
+func TestResponseFoldingException(t *testing.T) {
+	s := testState(t, nil)
+	req(t, s, "GET / HTTP/1.1\r\nHost: a\r\nX: a\r\n Y: b\r\n\r\n")
+	resp(t, s, "HTTP/1.1 200 OK\r\nX: a\r\n Y: b\r\nContent-Length: 0\r\n\r\n")
+	tx := s.Tx(0)
+	if v, _ := tx.RequestHeaders.Header("X"); string(v) != "a Y: b" {
+		t.Errorf("request fold %q", v)
+	}
+	if v, ok := tx.ResponseHeaders.Header("Y"); !ok || string(v) != "b" || !hasEvent(tx, "invalid_response_field_folding") {
+		t.Errorf("response %q %v %v", v, ok, eventList(tx))
+	}
+}

@@ -38,7 +38,7 @@ func (s *State) headerLine(sd *side, t *Tx, resp bool, line []byte) (done bool, 
 		}
 		return true, err
 	}
-	if (body[0] == ' ' || body[0] == '\t') && sd.hasHdr {
+	if (body[0] == ' ' || body[0] == '\t') && sd.hasHdr && !(resp && looksLikeHeader(body)) {
 		// folded continuation: joined with its first whitespace character
 		// (headers.rs value(): value.push(ofold[0]))
 		cont := trim(body)
@@ -60,6 +60,26 @@ func (s *State) headerLine(sd *side, t *Tx, resp bool, line []byte) (done bool, 
 	sd.hasHdr = true
 	sd.folded = false
 	return false, nil
+}
+
+// looksLikeHeader is the response-side exception to folding in headers.rs value(): a
+// continuation line of the form [ws]token[ws]: starts a new header.
+func looksLikeHeader(b []byte) bool {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	j := i
+	for j < len(b) && isToken(b[j]) {
+		j++
+	}
+	if j == i {
+		return false
+	}
+	for j < len(b) && (b[j] == ' ' || b[j] == '\t') {
+		j++
+	}
+	return j < len(b) && b[j] == ':'
 }
 
 // flushHeader parses the pending logical header and adds it (parse_request_headers /
