@@ -596,3 +596,37 @@ func TestResponseFoldingException(t *testing.T) {
 		t.Errorf("response %q %v %v", v, ok, eventList(tx))
 	}
 }
+
+// Progress values per §4.1, byte by byte: LINE when the request starts, HEADERS after the
+// line, BODY after the header block, TRAILER for a chunked trailer, COMPLETE at the end;
+// Updated is set whenever the tx changed in a direction.
+func TestProgressSequence(t *testing.T) {
+	seq := func(dir applayer.Dir, s *State, data string) []uint8 {
+		var out []uint8
+		for i := 0; i < len(data); i++ {
+			s.Parse(dir, []byte{data[i]}, 0)
+			if s.TxCount() == 0 {
+				continue
+			}
+			tx := s.Tx(s.TxCount() - 1)
+			p := tx.data.Progress[dir]
+			if len(out) == 0 || out[len(out)-1] != p {
+				out = append(out, p)
+				if !tx.data.Updated[dir] {
+					t.Errorf("progress %d without Updated", p)
+				}
+			}
+			tx.data.Updated[dir] = false
+		}
+		return out
+	}
+	s := testState(t, nil)
+	got := seq(flow.ToServer, s, "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\nT: 1\r\n\r\n")
+	if fmt.Sprint(got) != "[1 2 3 4 5]" {
+		t.Errorf("request %v", got)
+	}
+	got = seq(flow.ToClient, s, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nab")
+	if fmt.Sprint(got) != "[1 2 3 5]" {
+		t.Errorf("response %v", got)
+	}
+}
