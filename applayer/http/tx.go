@@ -48,8 +48,13 @@ type URIParts struct {
 // hdrRef locates one header's name and value in Headers.buf.
 type hdrRef struct {
 	nameOff, nameLen, valOff, valLen int32
-	reps                             uint16 // repetitions merged into this header
+	flags                            uint8 // hdrRepeated, hdrFolded
 }
+
+const (
+	hdrRepeated uint8 = 1 << iota // FIELD_REPEATED
+	hdrFolded                     // FIELD_FOLDED
+)
 
 // Headers is an ordered header table: names keep their first-seen case and order, repeated
 // names are merged into the first as libhtp does (process_request_header). Storage is one
@@ -315,6 +320,12 @@ type Tx struct {
 	continueSeen   bool
 	reqSmuggling   bool
 	hostFromURI    bool
+	reqReps        int    // request header repetitions counted (libhtp caps at 64)
+	resReps        int    // response header repetitions counted
+	flags          uint32 // libhtp HtpFlags the parser tracks (txFlag*)
+	hash           *fileHash
+	state          *State              // the flow state the tx belongs to (config for getters)
+	scratch        [2][nScratch][]byte // composite buffers built by the getters
 }
 
 // XFF returns the raw X-Forwarded-For request header value (EVE http.xff).
@@ -391,4 +402,5 @@ func (t *Tx) reset(id uint64) {
 	t.reqCL, t.resCL = -1, -1
 	t.reqChunked, t.resChunked = false, false
 	t.expectContinue, t.continueSeen, t.reqSmuggling, t.hostFromURI = false, false, false, false
+	t.reqReps, t.resReps, t.flags = 0, 0, 0
 }
