@@ -193,3 +193,29 @@ func (w *worker) alertApp(pc *packetCtx, fl alert.Flags, txID uint64) *output.Al
 	}
 	return a
 }
+
+// flowEndApp is, in a run without detection, what the flow-end pseudo packets of an ending
+// TCP flow do for the app layer and the tx loggers (FlowFinish's pseudo packets go through
+// the app layer and the loggers whether or not rules are loaded): each direction that needs
+// it is flushed to the parser with EOF, then the tx loggers run. With detection,
+// flushStream's pseudo packets do this.
+func (w *worker) flowEndApp(f *flow.Flow) {
+	if w.tc != nil || w.app == nil || w.stream == nil || f.Proto != decode.ProtoTCP || f.Action == flow.ActionDrop {
+		return
+	}
+	st := w.stream
+	needs := st.t.NeedsFlush(f)
+	for _, dir := range [2]flow.Direction{flow.ToServer, flow.ToClient} {
+		if !needs[dir] {
+			continue
+		}
+		p := &st.pseudo
+		setPseudoPacket(p, f, dir, w.flows.Now(), st.t.NextSeq(f, dir))
+		f.SetPacketEstablished(true)
+		st.t.PseudoPacket(f, dir)
+		pc := packetCtx{p: p, f: f, dir: dir, streamEst: true}
+		pc.app = w.appFlush(&pc)
+		w.logTxs(&pc)
+		w.appEnd(&pc)
+	}
+}

@@ -519,6 +519,7 @@ func firewallVerdictObject(v *alert.PacketVerdict, p *decode.Packet) output.Verd
 
 // flowEnded logs a flow that timed out or was ended at shutdown.
 func (w *worker) flowEnded(f *flow.Flow) {
+	w.flowEndApp(f)
 	if w.stream != nil && f.Proto == decode.ProtoTCP {
 		w.flushStream(f)
 	}
