@@ -582,7 +582,7 @@ func openOutputs(st *config.Settings, logDir string) (pipeline.Outputs, func() e
 			Packet: eve.Alert.Packet, PayloadBufferSize: int(eve.Alert.PayloadBufferSize),
 			AppLayer: eve.Alert.AppLayer, HTTPBody: eve.Alert.HTTPBody && eve.Alert.AppLayer,
 			HTTPBodyPrintable: eve.Alert.HTTPBodyPrintable && eve.Alert.AppLayer,
-			XFF: xffConfig(eve.Alert.XFF, eve.XFF)}
+			XFF:               xffConfig(eve.Alert.XFF, eve.XFF)}
 		hashes := output.FileHashes{MD5: eve.Files.ForceMD5 || st.Outputs.FileStoreMD5,
 			SHA1: eve.Files.ForceSHA1 || st.Outputs.FileStoreSHA1, SHA256: eve.Files.ForceSHA256 || st.Outputs.FileStoreSHA256}
 		outs.Alert.FileHashes = hashes
