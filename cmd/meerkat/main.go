@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/meerkat-ids/meerkat/applayer"
+	htp "github.com/meerkat-ids/meerkat/applayer/http"
 	"io"
 	"os"
 	"os/signal"
@@ -256,6 +258,7 @@ func execute(o *options, stdout, stderr io.Writer, prog *progressLine) error {
 	if pc.AppLayer, pc.AppErrorPolicy, err = appLayerConfig(cfg, st, sc, pc.IPS); err != nil {
 		return &startupError{err}
 	}
+	forceFileHashes(pc.AppLayer, pc.Outputs.Files.Hashes)
 	pc.Stream = sc
 	pc.StreamDropInvalid = sc != nil && sc.Inline && sc.DropInvalid
 	pc.StatsStreamEvents = st.Stats.StreamEvents
@@ -718,4 +721,23 @@ func xffConfig(own, parent config.XFFOptions) output.XFFConfig {
 		x = parent
 	}
 	return output.ParseXFFConfig(x.Enabled, x.Mode, x.Deployment, x.Header)
+}
+
+// forceFileHashes makes the HTTP parser compute the digests of the files it tracks when the
+// files type or a file-store output forces a hash (FileForceHashParseCfg sets Suricata's
+// global g_file_force_md5/sha1/sha256, which the HTTP file code reads).
+func forceFileHashes(ac *applayer.Config, h output.FileHashes) {
+	if ac == nil || !h.Any() {
+		return
+	}
+	s, ok := ac.Protocols[applayer.ProtoHTTP1].Conf.(*htp.Settings)
+	if !ok || s == nil {
+		return
+	}
+	if s.Default != nil {
+		s.Default.ForceHash = true
+	}
+	for _, c := range s.Servers {
+		c.ForceHash = true
+	}
 }
