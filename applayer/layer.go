@@ -521,7 +521,9 @@ func (l *Layer) parse(fa *flowApp, pktDir, d Dir, data []byte, flags Flags) Data
 	r := fa.State.Parse(d, data, flags)
 	l.countTxs(fa)
 	if r.Err != nil {
-		return l.parseError(fa, r.Err)
+		res := l.parseError(fa, r.Err)
+		res.Consumed = len(data) // AppLayerParserParse's error still moves the app progress
+		return res
 	}
 	if r.Change != nil {
 		if fa.changing {

@@ -78,7 +78,11 @@ func (s *State) openFile(t *Tx, resp bool) {
 		}
 	}
 	if len(name) == 0 {
-		name = append(name, lastSegment(t.URIRaw)...)
+		if resp {
+			name = append(name, lastSegment(t.URIRaw)...)
+		} else {
+			name = append(name, t.uriPath()...)
+		}
 	}
 	*f = File{Name: name, State: FileOpen, Data: body}
 	if s.cfg.ForceHash {
@@ -103,6 +107,18 @@ func closeFile(t *Tx, files []File, st FileState, hashed bool) {
 		t.hash.sha256.Sum(f.SHA256[:0])
 		f.Hashed = true
 	}
+}
+
+// uriPath is the request's URI path (the parsed URI's, else the raw target without query).
+func (t *Tx) uriPath() []byte {
+	if t.ParsedURI.Path != nil {
+		return t.ParsedURI.Path
+	}
+	u := t.URIRaw
+	if i := bytes.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	return u
 }
 
 // lastSegment is the file name Suricata takes from a URI: the last path segment, without

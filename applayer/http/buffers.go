@@ -74,10 +74,12 @@ func headerValue(name string, dirs [2]bool, hdrName [2]string) {
 
 func init() {
 	simple("http.uri", ts, ReqLine, func(t *Tx, _ applayer.Dir) ([]byte, bool) {
-		return t.URINorm, t.HasURI && !t.RequestSynthetic
+		// the synthetic /libhtp::request_uri_not_seen of a response without request is
+		// a URI like any other for libhtp
+		return t.URINorm, t.HasURI
 	})
 	simple("http.uri.raw", ts, ReqLine, func(t *Tx, _ applayer.Dir) ([]byte, bool) {
-		return t.URIRaw, t.HasURI && !t.RequestSynthetic
+		return t.URIRaw, t.HasURI
 	})
 	simple("http.method", ts, ReqLine, func(t *Tx, d applayer.Dir) ([]byte, bool) {
 		return t.Method, lineParsed(t, d) && len(t.Method) > 0
@@ -224,26 +226,24 @@ func init() {
 			}
 		}})
 	// file.data: to_client the response body (http.response_body), to_server the request
-	// files (PUT bodies).
-	fileBody := func(t *Tx, d applayer.Dir) *Body {
+	// files (PUT bodies, multipart parts: one instance per file).
+	fileBody := func(t *Tx, d applayer.Dir, i int) *Body {
+		fs := t.RequestFiles
 		if d == flow.ToClient {
-			if len(t.ResponseFiles) == 0 {
-				return nil
-			}
-			return &t.ResponseBody
+			fs = t.ResponseFiles
 		}
-		if len(t.RequestFiles) == 0 {
+		if i < 0 || i >= len(fs) {
 			return nil
 		}
-		return &t.RequestBody
+		return fs[i].Data
 	}
-	reg(applayer.Buffer{Name: "file.data", Dirs: bd, Progress: prog(ReqBody),
+	reg(applayer.Buffer{Name: "file.data", Dirs: bd, Progress: prog(ReqBody), Multi: true,
 		Get: func(x applayer.Tx, d applayer.Dir, i int, ctx *applayer.GetCtx) ([]byte, bool) {
 			t := asTx(x)
-			if t == nil || i != 0 {
+			if t == nil {
 				return nil, false
 			}
-			b := fileBody(t, d)
+			b := fileBody(t, d, i)
 			if b == nil {
 				return nil, false
 			}
@@ -254,7 +254,11 @@ func init() {
 			if t == nil {
 				return
 			}
-			if b := fileBody(t, d); b != nil {
+			for i := 0; ; i++ {
+				b := fileBody(t, d, i)
+				if b == nil {
+					return
+				}
 				if _, ok := t.bodyWindow(b, d, ctx, true); ok {
 					b.inspectedFile = uint64(len(b.Data))
 				}

@@ -55,6 +55,10 @@ type Config struct {
 
 	// ForceHash asks for MD5/SHA1/SHA256 of tracked files (file-store / force-hash).
 	ForceHash bool
+
+	// uriCfg is URI built for the uri package (buildURI).
+	uriCfg   uriConfig
+	uriBuilt bool
 }
 
 // URIOptions are the URI decoding keys of a config: the personality plus explicit
@@ -90,7 +94,7 @@ func DefaultConfig() Config {
 		LzmaLayers:            0,
 		LzmaMemlimit:          1 << 20,
 		BombLimit:             1 << 20,
-		BombCount:             1,
+		BombCount:             3,
 		DecompressLimit:       100 * time.Millisecond,
 	}
 }
@@ -133,6 +137,9 @@ func configure(conf *config.Node) (*Settings, error) {
 	}
 	base := def // server configs inherit the defaults before randomisation
 	randomize(&def)
+	if err := def.buildURI(); err != nil {
+		return nil, err
+	}
 	s.Default = &def
 	for _, e := range conf.ChildrenOf("libhtp.server-config") {
 		name := e.SeqName()
@@ -147,6 +154,9 @@ func configure(conf *config.Node) (*Settings, error) {
 			return nil, err
 		}
 		randomize(&c)
+		if err := c.buildURI(); err != nil {
+			return nil, fmt.Errorf("%s: %v", where, err)
+		}
 		idx := len(s.Servers)
 		s.Servers = append(s.Servers, &c)
 		for _, a := range body.List("address") {

@@ -49,6 +49,7 @@ const (
 	rsChunkData
 	rsChunkDataEnd
 	rsBodyClose
+	rsFinalize
 	rsTunnel
 	rsStop
 )
@@ -63,6 +64,7 @@ type side struct {
 	trailer bool   // parsing the trailer block
 	closed  bool   // EOF seen
 	folded  bool   // the pending header was folded
+	join    []byte // scratch for a line joined from the buffer and new data
 	dec     bodyDecoder
 	// hdrTooLong etc. are raised once per tx
 }
@@ -89,6 +91,7 @@ type State struct {
 	reqConsumed  int
 	changePend   *applayer.ProtocolChange
 	connectOther bool // a CONNECT request waits for its response
+	bombs        int  // compression bombs seen on the flow (libhtp ConnectionParser.bombs)
 	// dirty bit for TxData.Updated
 }
 
@@ -108,6 +111,9 @@ func (s *State) Tx(i int) *Tx { return s.txs[i] }
 func (s *State) FreeTxs(below uint64) {
 	n := 0
 	for n < len(s.txs) && s.txs[n].data.ID < below {
+		if t := s.txs[n]; t == s.rq.tx || t == s.rs.tx {
+			break // a tx being parsed stays (the framework frees complete ones)
+		}
 		n++
 	}
 	s.dropFront(n)
@@ -125,6 +131,12 @@ func (s *State) dropFront(n int) {
 		if s.rs.tx == t {
 			s.rs.tx = nil
 		}
+		if s.rq.dec.t == t {
+			s.rq.dec.reset()
+		}
+		if s.rs.dec.t == t {
+			s.rs.dec.reset()
+		}
 		s.pool.putTx(t)
 	}
 	copy(s.txs, s.txs[n:])
@@ -140,12 +152,13 @@ func (s *State) dropFront(n int) {
 
 // Reset empties the state for reuse.
 func (s *State) Reset() {
+	s.rq.tx, s.rs.tx = nil, nil
 	s.dropFront(len(s.txs))
 	s.nextID, s.warnings, s.respNext = 0, 0, 0
 	s.rq.reset()
 	s.rs.reset()
 	s.rqs, s.rss = rqIdle, rsIdle
-	s.failed, s.changePend, s.connectOther = false, nil, false
+	s.failed, s.changePend, s.connectOther, s.bombs = false, nil, false, 0
 }
 
 func (sd *side) reset() {
@@ -428,7 +441,7 @@ func parseProtocol(p []byte) (num int, extra bool) {
 	}
 	t = t[k:]
 	z := 0
-	for z < len(t)-1 && t[z] == '0' && t[z+1] == '0' {
+	for z < len(t)-1 && t[z] == '0' && t[z+1] >= '0' && t[z+1] <= '9' {
 		z++
 	}
 	if z > 0 {

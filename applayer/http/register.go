@@ -57,6 +57,12 @@ func NewPool(settings *Settings) *Pool {
 	if settings == nil {
 		settings, _ = configure(nil)
 	}
+	// configs made by hand (not by Configure) get their URI decoding built here
+	for _, c := range append([]*Config{settings.Default}, settings.Servers...) {
+		if c != nil && !c.uriBuilt {
+			_ = c.buildURI()
+		}
+	}
 	return &Pool{settings: settings}
 }
 

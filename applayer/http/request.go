@@ -460,8 +460,18 @@ func (s *State) reqHeadersDone(t *Tx) error {
 		}
 		s.rqs = rqFinalize
 	}
-	if s.rqs != rqFinalize && string(t.Method) == "PUT" {
-		s.openFile(t, false)
+	if s.rqs != rqFinalize {
+		// HTPCallbackRequestBodyData: POST bodies are multipart (files per part) or one
+		// file, PUT bodies one file, named by the URI path (HtpRequestBodyHandlePOSTorPUT)
+		switch string(t.Method) {
+		case "POST":
+			ct, _ := t.RequestHeaders.Header("Content-Type")
+			if _, t.multipart = multipartBoundary(ct); !t.multipart {
+				s.openFile(t, false)
+			}
+		case "PUT":
+			s.openFile(t, false)
+		}
 	}
 	touch(t, 0)
 	return nil
@@ -656,6 +666,9 @@ func (s *State) reqBodyEnd() {
 	}
 	s.rq.dec.finish(s, t, false)
 	t.RequestBody.Complete = true
+	if t.multipart {
+		s.scanMultipart(t, true)
+	}
 	closeFile(t, t.RequestFiles, FileClosed, s.cfg.ForceHash)
 	touch(t, 0)
 }
@@ -690,5 +703,8 @@ func (s *State) reqBodyData(t *Tx, b []byte) {
 		return
 	}
 	s.rq.dec.write(s, t, false, b)
+	if t.multipart {
+		s.scanMultipart(t, false)
+	}
 	touch(t, 0)
 }

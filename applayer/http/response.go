@@ -45,16 +45,18 @@ func (s *State) parseResponse(data []byte, eof bool) applayer.Result {
 				continue
 			}
 			if treatResponseLineAsBody(line) {
-				// response_line_complete: a line that is not a status line starts a body
-				// delimited by the connection close
-				if len(line) > 1 && off < len(data) && (data[off] == 'H' || len(chomp(line)) <= 2) {
+				// response_line_complete: a line that is not a status line is body data; the
+				// parser keeps looking for a status line while data follows
+				if len(data)-off > 1 && (data[off] == 'H' || len(chomp(line)) <= 2) {
 					continue
 				}
 				t.ResponseSeen = true
-				t.data.Progress[1] = ResBody
 				s.rs.dec.setupNone()
 				s.resBodyWire(t, line)
-				s.rss = rsBodyClose
+				if off >= len(data) {
+					t.data.Progress[1] = ResBody
+					s.rss = rsFinalize
+				}
 				touch(t, 1)
 				continue
 			}
@@ -102,7 +104,7 @@ func (s *State) parseResponse(data []byte, eof bool) applayer.Result {
 			}
 			if sd.trailer {
 				sd.trailer = false
-				s.resComplete()
+				s.rss = rsFinalize
 				continue
 			}
 			if r, stop := s.resHeadersDone(t, off); stop {
@@ -120,7 +122,8 @@ func (s *State) parseResponse(data []byte, eof bool) applayer.Result {
 			off += int(n)
 			sd.left -= n
 			if sd.left == 0 {
-				s.resComplete()
+				s.resBodyEnd(FileClosed)
+				s.rss = rsFinalize
 			}
 		case rsBodyClose:
 			if off < len(data) {
@@ -182,6 +185,10 @@ func (s *State) parseResponse(data []byte, eof bool) applayer.Result {
 			if sd.left == 0 {
 				s.rss = rsChunkDataEnd
 			}
+		case rsFinalize:
+			if r, stop := s.resFinalize(t, data, &off); stop {
+				return r
+			}
 		case rsChunkDataEnd:
 			line, ok, err := s.takeLine(sd, data, &off, t, EvResponseFieldTooLong)
 			if err != nil {
@@ -194,6 +201,50 @@ func (s *State) parseResponse(data []byte, eof bool) applayer.Result {
 			s.rss = rsChunkLen
 		}
 	}
+}
+
+// resFinalize is response_finalize: after a body, a line that is not a status line is
+// more body (response_body_unexpected); a status line completes the response and is left
+// for the next one.
+func (s *State) resFinalize(t *Tx, data []byte, off *int) (applayer.Result, bool) {
+	sd := &s.rs
+	rest := data[*off:]
+	if len(rest) == 0 && (!sd.closed || len(sd.line) == 0) {
+		s.resComplete()
+		return applayer.Result{}, false
+	}
+	work := rest
+	if !sd.closed && rest[0] != '\n' {
+		i := indexLF(rest)
+		if i < 0 {
+			if len(sd.line)+len(rest) > s.cfg.MetaFieldLimit {
+				s.event(t, EvResponseFieldTooLong)
+				return applayer.Result{Consumed: len(data), Err: errParse}, true
+			}
+			sd.line = append(sd.line, rest...)
+			*off = len(data)
+			return applayer.Result{Consumed: *off}, true
+		}
+		work = rest[:i+1]
+	}
+	line := work
+	if len(sd.line) > 0 {
+		sd.join = append(append(sd.join[:0], sd.line...), work...)
+		line = sd.join
+	}
+	if len(line) == 0 {
+		s.resComplete()
+		return applayer.Result{}, false
+	}
+	if treatResponseLineAsBody(line) {
+		s.event(t, EvResponseBodyUnexpected)
+		s.resBodyWire(t, line)
+		sd.line = sd.line[:0]
+		*off += len(work)
+		return applayer.Result{}, false
+	}
+	s.resComplete()
+	return applayer.Result{}, false
 }
 
 // treatResponseLineAsBody is libhtp treat_response_line_as_body: (?i)^\s*http.
@@ -229,6 +280,10 @@ func (s *State) resStart() error {
 	s.rs.tx = t
 	t.data.Progress[1] = ResLine
 	touch(t, 1)
+	// state_response_start: a response to a tx still in its request line
+	if len(t.Method) == 0 && !t.HasURI && s.rqs == rqLine && s.rq.tx == t {
+		s.event(t, EvRequestLineIncomplete)
+	}
 	if t.Is09 {
 		// HTTP/0.9: no status line, the whole response is body until close
 		t.ResponseSeen = true
@@ -293,6 +348,12 @@ func (s *State) resHeadersDone(t *Tx, off int) (applayer.Result, bool) {
 	hasCL = hasCL && len(cl) > 0
 	hasTE = hasTE && len(te) > 0
 	t.ContentRange = parseContentRange(h)
+	if cr := &t.ContentRange; cr.Raw != nil {
+		// HTPParseAndCheckContentRange
+		if !cr.Valid || (cr.HasStart && cr.HasSize && cr.End > 0 && cr.Size > 0 && (cr.Start > cr.End || cr.End > cr.Size-1)) {
+			flagEvent(t, EvRangeInvalid)
+		}
+	}
 	isConnect := string(t.Method) == "CONNECT"
 	if isConnect {
 		if t.Status >= 200 && t.Status <= 299 {

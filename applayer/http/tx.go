@@ -326,6 +326,8 @@ type Tx struct {
 	hash           *fileHash
 	state          *State              // the flow state the tx belongs to (config for getters)
 	scratch        [2][nScratch][]byte // composite buffers built by the getters
+	partBodies     []Body              // multipart file contents
+	multipart      bool                // the request body is multipart/form-data
 }
 
 // XFF returns the raw X-Forwarded-For request header value (EVE http.xff).
@@ -403,4 +405,8 @@ func (t *Tx) reset(id uint64) {
 	t.reqChunked, t.resChunked = false, false
 	t.expectContinue, t.continueSeen, t.reqSmuggling, t.hostFromURI = false, false, false, false
 	t.reqReps, t.resReps, t.flags = 0, 0, 0
+	t.multipart = false
+	for i := range t.partBodies {
+		t.partBodies[i].reset()
+	}
 }
