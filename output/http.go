@@ -93,15 +93,104 @@ func parseXFF(v []byte) ([]byte, bool) {
 	if bytes.IndexByte(v, '%') >= 0 || len(v) == 0 {
 		return nil, false // inet_pton has no zones
 	}
-	var buf [64]byte
-	if len(v) > len(buf) {
-		return nil, false
-	}
-	n := copy(buf[:], v)
-	if _, err := netip.ParseAddr(string(buf[:n])); err != nil {
+	if !inetPton4(v) && !inetPton6(v) {
 		return nil, false
 	}
 	return v, true
+}
+
+// inetPton4 reports whether v is what inet_pton(AF_INET) accepts: four decimal parts of at
+// most 255, no leading zeros.
+func inetPton4(v []byte) bool {
+	parts, val, digits := 0, 0, 0
+	for i := 0; i <= len(v); i++ {
+		if i == len(v) || v[i] == '.' {
+			if digits == 0 {
+				return false
+			}
+			parts++
+			val, digits = 0, 0
+			continue
+		}
+		c := v[i]
+		if c < '0' || c > '9' || digits > 0 && val == 0 {
+			return false
+		}
+		val = val*10 + int(c-'0')
+		digits++
+		if val > 255 {
+			return false
+		}
+	}
+	return parts == 4
+}
+
+// inetPton6 reports whether v is what inet_pton(AF_INET6) accepts: eight groups of one to
+// four hex digits, one "::" standing for one or more zero groups, an IPv4 address in place of
+// the last two.
+func inetPton6(v []byte) bool {
+	groups, digits := 0, 0
+	gap := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == ':':
+			if i+1 < len(v) && v[i+1] == ':' {
+				if gap || digits == 0 && i > 0 {
+					return false
+				}
+				if digits > 0 {
+					groups++
+				}
+				gap, digits = true, 0
+				i++
+				if i+1 == len(v) {
+					return groups < 8
+				}
+				continue
+			}
+			if digits == 0 || i+1 == len(v) {
+				return false
+			}
+			groups++
+			digits = 0
+		case c == '.':
+			// The rest is an IPv4 address: it starts at the current group.
+			start := i - digits
+			if !inetPton4(v[start:]) {
+				return false
+			}
+			groups += 2
+			digits = 0
+			i = len(v)
+		case hexVal(c) >= 0:
+			if digits == 4 {
+				return false
+			}
+			digits++
+		default:
+			return false
+		}
+	}
+	if digits > 0 {
+		groups++
+	}
+	if gap {
+		return groups < 8
+	}
+	return groups == 8
+}
+
+func hexVal(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
 }
 
 // httpXFFFirst is HttpXFFGetIP: the XFF address of the first live transaction that has one

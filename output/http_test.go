@@ -353,7 +353,8 @@ func TestNoAllocsHTTPRecord(t *testing.T) {
 	tx := httpTx(t, st, 0)
 	p, f := httpPacket(flow.ToClient)
 	var j JSON
-	opt := &HTTPOptions{Extended: true, RequestHeaders: true, ResponseHeaders: true}
+	opt := &HTTPOptions{Extended: true, RequestHeaders: true, ResponseHeaders: true,
+		XFF: ParseXFFConfig(true, "extra-data", "forward", "User-Agent")} // any header works
 	HTTPRecord(&j, p, f, flow.ToClient, tx, opt)
 	if n := testing.AllocsPerRun(100, func() { HTTPRecord(&j, p, f, flow.ToClient, tx, opt) }); n != 0 {
 		t.Errorf("HTTPRecord: %v allocations per record", n)
@@ -377,5 +378,20 @@ func BenchmarkHTTPRecord(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		HTTPRecord(&j, p, f, flow.ToClient, tx, opt)
+	}
+}
+
+// TestInetPton checks the address syntax XFF addresses must have against netip.ParseAddr
+// (which accepts what inet_pton accepts, except zones).
+func TestInetPton(t *testing.T) {
+	for _, s := range []string{"1.2.3.4", "0.0.0.0", "255.255.255.255", "01.2.3.4", "1.2.3", "1.2.3.4.5", "256.1.1.1",
+		"1..2.3", "::", "::1", "1::", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7:8:9", "1::2::3", ":1::2", "1::2:",
+		"::ffff:1.2.3.4", "1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5:6:7:1.2.3.4", "12345::1", "g::1", "1:2:3:4:5:6:7::",
+		"::1:2:3:4:5:6:7", "1:::2", "", "fe80::1%eth0", "2a03:2880:1010:3f02:face:b00c:0:2", "::1.2.3.4", "1.2.3.4::"} {
+		a, err := netip.ParseAddr(s)
+		want := err == nil && a.Zone() == ""
+		if got := inetPton4([]byte(s)) || inetPton6([]byte(s)); got != want {
+			t.Errorf("%q: %v, want %v", s, got, want)
+		}
 	}
 }
