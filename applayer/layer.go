@@ -133,6 +133,8 @@ type flowApp struct {
 	old       State
 	oldParser *Parser
 	counted   bool
+	// eofSent says the parser was told the direction ended.
+	eofSent [2]bool
 	// txSeen is one past the highest tx id counted.
 	txSeen uint64
 }
@@ -199,6 +201,14 @@ func (l *Layer) Data(f *flow.Flow, pktDir, d Dir, data []byte, flags Flags, synA
 	fa := l.flows.At(f)
 	if fa.Disabled {
 		return DataResult{Consumed: len(data)}
+	}
+	if flags&EOF != 0 && len(data) == 0 {
+		// The direction closed with nothing new: the parser hears of it once
+		// (ReassembleUpdateAppLayer's STREAM_EOF call without data).
+		if fa.eofSent[d] {
+			return DataResult{}
+		}
+		fa.eofSent[d] = true
 	}
 	if fa.firstData == 0 && len(data) > 0 && !fa.sentFirst {
 		fa.firstData = int8(d) + 1

@@ -66,7 +66,7 @@ func (w *worker) appFeed(pc *packetCtx, d flow.Direction, pseudo bool) {
 				continue
 			}
 		}
-		if len(data) == 0 && !(eof && pseudo) {
+		if len(data) == 0 && !eof {
 			return
 		}
 		var flags applayer.Flags
