@@ -69,6 +69,10 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 			return nil, err
 		}
 	}
+	if c.tx, err = compileTx(r); err != nil {
+		return nil, err
+	}
+	c.alproto, _ = ruleAppProto(r)
 	c.stream = streamModeOf(r)
 	for _, o := range r.Matches {
 		if o.Name != "dsize" {

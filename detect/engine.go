@@ -18,6 +18,7 @@ import (
 	"sort"
 
 	"github.com/meerkat-ids/meerkat/alert"
+	"github.com/meerkat-ids/meerkat/applayer"
 	"github.com/meerkat-ids/meerkat/config"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/detect/match"
@@ -68,6 +69,12 @@ type Config struct {
 	// State is the mutable state to continue from, normally the State of the engine this one
 	// replaces; nil starts afresh.
 	State *State
+	// GuessAppLayerTx is detect.guess-applayer-tx (default off): a packet rule's alert on a
+	// flow whose direction has exactly one live transaction names it (tx_id, tx_guessed).
+	GuessAppLayerTx bool
+	// StreamTxLogLimit is detect.stream-tx-log-limit: how many packet alerts may name one
+	// transaction that way (0: the default 4).
+	StreamTxLogLimit int
 }
 
 // Rule is one compiled rule. The fields a candidate walk reads (flags, header, programs) come
@@ -95,6 +102,9 @@ type Rule struct {
 	// never evaluated on a to-client packet.
 	synNoToClient bool
 	hasMPM        bool
+	// alproto is the rule's app-layer protocol (ProtoUnknown for none): a packet rule with
+	// one is skipped while the flow's protocol does not equal it (DetectRulePacketRules).
+	alproto applayer.Proto
 	// toFlow is set when the rule's drop or pass applies to the whole flow (§2.4: explicit
 	// :flow scope, or auto scope for IP-only, like-IP-only, PD-only and app-layer types; stream
 	// and packet types act on the packet, since this engine's matches are never stateful yet).
@@ -108,6 +118,9 @@ type Rule struct {
 	payload *payload.Program // pkt_data; nil when the rule has no payload keywords
 	// tcpHdr is the rule's tcp.hdr buffer (the TCP header with its options); nil without one.
 	tcpHdr *payload.Program
+	// tx is the rule's transaction part (inspect engines of app-layer buffers); nil for a
+	// packet rule. A tx rule is inspected only by the transaction stage (txProgram).
+	tx *txRule
 	// Src is the parsed rule.
 	Src *rules.Rule
 	// tags are the rule's tag keywords.
@@ -241,6 +254,8 @@ type Engine struct {
 	names *match.Names
 	// pf is the prefilter index: a packet's candidate rules.
 	pf prefilterIndex
+	// tx is the transaction program: the tx rules' engines and per-buffer databases.
+	tx txProgram
 }
 
 // Supported reports whether the engine can evaluate a keyword (canonical name or alias). The
@@ -257,6 +272,9 @@ func Supported(keyword string) bool {
 	}
 	if engineKeywords[k.Name] || k.Kind == rules.KindMeta {
 		return true
+	}
+	if k.Kind == rules.KindStickyBuffer && k.Buffer != "" && len(applayer.BuffersNamed(k.Buffer)) > 0 {
+		return true // an app-layer buffer some protocol registered
 	}
 	if k.Kind == rules.KindModifier {
 		// Content modifiers are folded into the content; a legacy modifier that moves the
@@ -319,6 +337,9 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 		return nil, errs, err
 	}
 	e.finishFirewall()
+	if e.tx, err = e.buildTx(); err != nil {
+		return nil, errs, err
+	}
 	return e, errs, nil
 }
 
@@ -432,4 +453,5 @@ func (e *Engine) Close() {
 	for _, db := range e.pf.sgh.dbs {
 		db.Close()
 	}
+	e.tx.close()
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/meerkat-ids/meerkat/applayer"
 	"github.com/meerkat-ids/meerkat/detect/match"
 	"github.com/meerkat-ids/meerkat/rules"
 )
@@ -13,11 +14,13 @@ import (
 // transactional direction. A rule with any of them is not loaded, so nothing runs
 // half-evaluated. Its Error text is the reason the loader prints.
 type Missing struct {
-	// Kind is what is missing: "app-layer protocol", "keyword", "decode-event" or
-	// "stream-event" (an event Meerkat's decoder or stream engine does not raise), "firewall app-layer hook" or "direction".
+	// Kind is what is missing: "app-layer protocol" (one without a registered parser),
+	// "keyword", "decode-event" or "stream-event" (an event Meerkat's decoder or stream
+	// engine does not raise), "firewall app-layer hook" or "combination" (of inspection
+	// kinds the engine cannot run together yet).
 	Kind string
 	// Name names it: the protocol ("http"), the keyword ("http.uri"), the hook
-	// ("http1:request_line") or "=>".
+	// ("http1:request_line") or the combination.
 	Name string
 }
 
@@ -26,8 +29,6 @@ func (m Missing) Error() string {
 	switch m.Kind {
 	case "firewall app-layer hook":
 		return fmt.Sprintf("firewall app-layer hook %s is not supported yet (it needs app-layer parsing)", m.Name)
-	case "direction":
-		return "transactional rules (=>) are not supported yet"
 	default:
 		return fmt.Sprintf("%s %s is not supported yet", m.Kind, m.Name)
 	}
@@ -66,18 +67,31 @@ func missing(r *rules.Rule, firstOnly bool) []Missing {
 			return out
 		}
 	}
-	if h.Protocol.AppProto != "" {
-		if add(Missing{"app-layer protocol", h.Protocol.AppProto}) {
-			return out
+	// A header's app-layer protocol is supported when a parser for it is registered (a
+	// protocol a keyword implies is refused through that keyword).
+	if ap := h.Protocol.AppProto; ap != "" {
+		if alp, ok := applayer.ProtoByName(ap); !ok || alp == applayer.ProtoUnknown || len(txRuleProtos(alp)) == 0 {
+			if add(Missing{"app-layer protocol", ap}) {
+				return out
+			}
 		}
 	}
-	if h.Direction == rules.DirTransactional {
-		if add(Missing{"direction", "=>"}) {
-			return out
+	var hasTx, hasPkt, hasTCPHdr bool
+	for _, b := range r.Buffers {
+		if len(b.Matches) == 0 {
+			continue
+		}
+		switch b.Name {
+		case "pkt_data":
+			hasPkt = true
+		case "tcp.hdr":
+			hasTCPHdr = true
+		default:
+			hasTx = true
 		}
 	}
 	for _, b := range r.Buffers {
-		if b.Name != "pkt_data" && b.Name != "tcp.hdr" {
+		if isTxBuffer(b.Name) && !txBufferKnown(r, b) {
 			if add(Missing{"keyword", b.Name}) {
 				return out
 			}
@@ -93,6 +107,17 @@ func missing(r *rules.Rule, firstOnly bool) []Missing {
 			if add(Missing{"keyword", kw}) {
 				return out
 			}
+		}
+	}
+	if hasTx && hasPkt {
+		// §2.5: the stream inspect engine of a tx rule.
+		if add(Missing{"combination", "of payload content and app-layer buffers"}) {
+			return out
+		}
+	}
+	if hasTx && hasTCPHdr {
+		if add(Missing{"combination", "of tcp.hdr and app-layer buffers"}) {
+			return out
 		}
 	}
 	for _, o := range r.Matches {
