@@ -75,6 +75,10 @@ type Config struct {
 	// StreamTxLogLimit is detect.stream-tx-log-limit: how many packet alerts may name one
 	// transaction that way (0: the default 4).
 	StreamTxLogLimit int
+	// NoTxPrefilter makes every tx rule a candidate for every transaction of its protocol
+	// (for comparisons); by default a rule with a fast pattern in a transaction buffer is a
+	// candidate only when that buffer's database finds it.
+	NoTxPrefilter bool
 }
 
 // Rule is one compiled rule. The fields a candidate walk reads (flags, header, programs) come

@@ -362,6 +362,9 @@ func (e *Engine) buildTx() (txProgram, error) {
 					tp.lists = append(tp.lists, txList{id: id, buf: ab})
 				}
 				en.list = li
+				if en.mpm && e.cfg.NoTxPrefilter {
+					en.mpm = false
+				}
 				if en.mpm {
 					fp, _ := r.Src.FastPattern()
 					l := &tp.lists[li]
