@@ -191,15 +191,20 @@ type ruleHeader struct {
 // rule without a fast pattern, without a header witness, and neither IP-only (evaluated once
 // per flow direction) nor indexed by a decoder event.
 func (r *Rule) perPacket() bool {
-	return !r.hasMPM && !r.ipOnly && !r.eventIndexed() && !r.witness.Witnessed()
+	return r.tx == nil && !r.hasMPM && !r.ipOnly && !r.eventIndexed() && !r.witness.Witnessed()
 }
 
 // Candidacy says how the rule becomes a candidate for a packet (--engine-analysis): "mpm" (its
-// fast pattern), "ip-only" (once per flow direction), "decode-event" (packets with its event),
+// fast pattern), "tx-mpm" (a transaction whose buffer holds its fast pattern), "tx" (every
+// transaction of its protocol), "ip-only" (once per flow direction), "decode-event" (packets with its event),
 // "witness" (its header keyword witness holds; witness names the keyword) or "every packet"
 // (its header accepts the packet; reason says why it has no witness).
 func (r *Rule) Candidacy() (kind, witness, reason string) {
 	switch {
+	case r.tx != nil && r.tx.hasMPM:
+		return "tx-mpm", "", ""
+	case r.tx != nil:
+		return "tx", "", ""
 	case r.hasMPM:
 		return "mpm", "", ""
 	case r.ipOnly:

@@ -480,3 +480,48 @@ func BenchmarkTxInspect(b *testing.B) {
 		c.inspect(p, ts, applayer.GetCtx{})
 	}
 }
+
+// TestTxPayloadKeywords: the payload keywords on transaction buffers, as on pkt_data:
+// urilen on http.uri (src/detect-urilen.c: the length of the normalized URI), bsize,
+// startswith / endswith, and a negated content, which needs the buffer to exist
+// (DetectEngineInspectBufferGeneric: no buffer is no match).
+func TestTxPayloadKeywords(t *testing.T) {
+	rs := []string{
+		`alert http any any -> any any (urilen:2; sid:1;)`,
+		`alert http any any -> any any (urilen:>2; sid:2;)`,
+		`alert http any any -> any any (http.uri; bsize:2; sid:3;)`,
+		`alert http any any -> any any (http.uri; content:"/a"; startswith; sid:4;)`,
+		`alert http any any -> any any (http.method; content:"ET"; endswith; sid:5;)`,
+		`alert http any any -> any any (http.method; content:"GE"; endswith; sid:6;)`,
+		`alert http any any -> any any (http.uri; content:!"/x"; sid:7;)`,
+		`alert http any any -> any any (http.request_header; content:"B: 2"; startswith; sid:8;)`,
+		`alert http any any -> any any (http.uri; content:"/"; http.request_header; content:"A: 1"; endswith; sid:9;)`,
+	}
+	runSteps(t, rs, []step{
+		{ts, "GET /a\n", []string{"1/0", "3/0", "4/0", "5/0", "7/0"}},
+		{ts, "A: 1\nB: 2\n\n.\n", []string{"8/0", "9/0"}},
+		{ts, "GET /xyz\nA: 1x\n\n.\n", []string{"2/1", "5/1"}},
+	})
+}
+
+// TestTxPseudoPacket follows GetDetectTx (src/detect.c): a tx the parser did not update is
+// skipped unless it is complete or the stream ended (a flow-end pseudo packet with EOF),
+// which also runs tx inspection without an app-layer update.
+func TestTxPseudoPacket(t *testing.T) {
+	e := build(t, detect.Config{}, `alert http any any -> any any (file.data; content:"abc"; sid:1;)`)
+	c := newConn(t, e)
+	c.st.Parse(ts, []byte("GET /\n\nab"), 0)
+	c.send(ts, "")
+	c.st.Parse(ts, []byte("abc\n"), 0)
+	c.st.txs[0].td.Updated[ts] = false
+	pseudo := packet(ts, "")
+	pseudo.Source = decode.SourceStreamFlowTimeout
+	c.inspect(pseudo, ts, applayer.GetCtx{})
+	if got := c.alerts(); got != nil {
+		t.Errorf("not updated, no EOF: %q", got)
+	}
+	c.inspect(pseudo, ts, applayer.GetCtx{EOF: true})
+	if got := c.alerts(); !slices.Equal(got, []string{"1/0"}) {
+		t.Errorf("EOF pseudo packet: %q", got)
+	}
+}
