@@ -16,6 +16,7 @@ const (
 	ReasonStreamMemcap
 	ReasonStreamReassembly
 	ReasonStreamUrgent
+	ReasonAppLayerError
 	ReasonFWRules
 	ReasonFWDefaultPacketPolicy
 	ReasonFWDefaultAppPolicy
@@ -34,6 +35,7 @@ var reasonNames = [numReasons]struct{ text, stat string }{
 	ReasonStreamMemcap:          {"stream memcap", "ips.drop_reason.stream_memcap"},
 	ReasonStreamReassembly:      {"stream reassembly", "ips.drop_reason.stream_reassembly"},
 	ReasonStreamUrgent:          {"stream urgent", "ips.drop_reason.stream_urgent"},
+	ReasonAppLayerError:         {"applayer error", "ips.drop_reason.applayer_error"},
 	ReasonFWRules:               {"firewall rules", "firewall.drop_reason.rules"},
 	ReasonFWDefaultPacketPolicy: {"firewall default packet policy", "firewall.drop_reason.default_packet_policy"},
 	ReasonFWDefaultAppPolicy:    {"firewall default app policy", "firewall.drop_reason.default_app_policy"},

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/meerkat-ids/meerkat/applayer"
 	"io"
 	"runtime"
 	"sync"
@@ -67,6 +68,11 @@ type Config struct {
 	// Stream is the TCP stream engine's configuration; nil runs without it (TCP state then
 	// follows the flow table's flag machine, and every packet is inspected as a packet).
 	Stream *stream.Config
+	// AppLayer is the app layer's configuration (nil: no app layer); it runs on the stream
+	// engine's byte streams, so only with Stream set. AppErrorPolicy is
+	// app-layer.error-policy.
+	AppLayer       *applayer.Config
+	AppErrorPolicy stream.ExceptionPolicy
 	// StreamDropInvalid drops, in IPS mode, packets the inline stream engine rejects
 	// (stream.inline with stream.drop-invalid).
 	StreamDropInvalid bool

@@ -53,6 +53,7 @@ func (w *worker) track(pc *packetCtx) {
 	state := f.State
 	res := st.t.Track(f, p, pc.dir) // valid until the next call on st.t: read it first
 	pc.dir = res.Dir
+	update := res.AppUpdate
 	if res.Modified {
 		p.FixTCPChecksum() // the inline stream engine rewrote overlapping bytes
 	}
@@ -62,6 +63,7 @@ func (w *worker) track(pc *packetCtx) {
 	p.StreamAdded = res.Added
 	pc.streamInvalid = res.Invalid
 	streamEst := res.StreamEst
+	pc.streamEst = streamEst
 	if res.Exception != stream.ExceptionIgnore {
 		w.exception(pc, res.Exception, res.ExceptionCause)
 	}
@@ -69,6 +71,7 @@ func (w *worker) track(pc *packetCtx) {
 		// urgent.policy or urgent.oob-limit-policy drop (inline): PKT_DROP_REASON_STREAM_URG.
 		pc.exceptionDrop, pc.exceptionReason = true, alert.ReasonStreamUrgent
 	}
+	pc.app = w.appLayer(pc, update)
 	if w.tc == nil {
 		return
 	}
@@ -142,15 +145,18 @@ func (w *worker) pseudoPacket(f *flow.Flow, dir flow.Direction) {
 	if f.Action == flow.ActionPass && (!w.cfg.Firewall || f.Accept) {
 		return
 	}
+	pc := packetCtx{p: p, f: f, dir: dir, streamEst: true}
+	pc.app = w.appFlush(&pc)
 	w.streamInput(p, f, dir, true, true)
-	pc := packetCtx{p: p, f: f, dir: dir}
 	if w.cfg.Firewall {
 		w.tc.StartPacket()
 	}
 	w.cfg.Engine.Inspect(w.tc, p, f, dir)
 	w.logAlerts(&pc, nil, nil)
 	w.tc.Tagged = false // a pseudo packet is not logged as a tagged packet
+	w.logTxs(&pc)
 	w.inspected(&pc)
+	w.appEnd(&pc)
 }
 
 // alertPayload is the stream payload of an alert that matched on the stream (nil otherwise,
@@ -181,6 +187,8 @@ func (w *worker) exception(pc *packetCtx, e stream.ExceptionPolicy, cause stream
 		pc.exceptionReason = alert.ReasonStreamMemcap
 	case stream.CauseReassemblyMemcap:
 		pc.exceptionReason = alert.ReasonStreamReassembly
+	case stream.CauseAppLayerError:
+		pc.exceptionReason = alert.ReasonAppLayerError
 	}
 	switch e {
 	case stream.ExceptionReject, stream.ExceptionRejectBoth, stream.ExceptionDropFlow:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/meerkat-ids/meerkat/alert"
+	"github.com/meerkat-ids/meerkat/applayer"
 	"github.com/meerkat-ids/meerkat/capture"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/defrag"
@@ -26,6 +27,7 @@ type worker struct {
 	flows   *flow.Table
 	defrag  *defrag.Reassembler
 	stream  *streamStage // nil with the stream engine off
+	app     *appStage    // nil without an app layer (it needs the stream engine)
 	json    output.JSON
 	eve     output.Buffer
 	fast    output.Buffer
@@ -52,6 +54,9 @@ func newWorker(id, n int, cfg *Config) (*worker, error) {
 		fc.ExternalTCP = true
 		fc.Defer = w.deferEnd
 		fc.Reuse = w.stream.t.SessionReuse
+		if cfg.AppLayer != nil {
+			w.app = newAppStage(cfg.AppLayer, cfg.AppErrorPolicy)
+		}
 	}
 	w.flows = flow.NewTable(fc, cfg.FlowHashSize/n, cfg.FlowPrealloc/n)
 	dc := cfg.Defrag
@@ -144,6 +149,10 @@ type packetCtx struct {
 	// the packet without inspection (pass-packet).
 	exceptionDrop, noInspect bool
 	exceptionReason          alert.DropReason
+	// app is the flow's app-layer view for this packet (nil without one); streamEst is
+	// PKT_STREAM_EST.
+	app       *applayer.FlowApp
+	streamEst bool
 }
 
 // handle runs one decoded packet through the flow table and detection, logs its alerts and
@@ -155,6 +164,8 @@ func (w *worker) handle(p *decode.Packet) {
 		pc.f, pc.dir = w.flows.Packet(p)
 		w.track(&pc)
 		w.logAnomalies(&pc)
+		w.logTxs(&pc)
+		w.appEnd(&pc)
 		if w.cfg.IPS {
 			w.ips.Accepted++
 		}
@@ -170,6 +181,8 @@ func (w *worker) handle(p *decode.Packet) {
 		w.inspectFirewall(&pc)
 	} else if !w.inspect(&pc) {
 		w.logAnomalies(&pc)
+		w.logTxs(&pc)
+		w.appEnd(&pc)
 		w.finishEnded()
 		return
 	}
@@ -181,9 +194,11 @@ func (w *worker) handle(p *decode.Packet) {
 	w.logAlerts(&pc, fwAlerts, pv)
 	w.logTagged(&pc)
 	w.logAnomalies(&pc)
+	w.logTxs(&pc)
 	if w.stream != nil {
 		w.inspected(&pc)
 	}
+	w.appEnd(&pc)
 	switch {
 	case w.cfg.Firewall:
 		w.firewallVerdict(&pc)
@@ -504,6 +519,9 @@ func firewallVerdictObject(v *alert.PacketVerdict, p *decode.Packet) output.Verd
 func (w *worker) flowEnded(f *flow.Flow) {
 	if w.stream != nil && f.Proto == decode.ProtoTCP {
 		w.flushStream(f)
+	}
+	if w.app != nil {
+		defer w.app.l.Release(f)
 	}
 	if w.cfg.Engine != nil {
 		w.cfg.Engine.ForgetFlow(f)

@@ -368,9 +368,14 @@ func setupTransform(p *ruleParser, o *Option, arg string) error {
 		if len(arg)%2 != 0 || len(arg) == 0 || strings.Trim(arg, "0123456789abcdefABCDEF") != "" {
 			return errf("xor key must be an even number of hex digits: \"%s\"", arg)
 		}
+		if len(arg)/2 > 255 {
+			return errf("xor key too long (%d bytes, at most 255)", len(arg)/2) // xor_parse_do
+		}
 		o.Value = `"` + arg + `"`
 	case "pcrexform":
-		if _, err := parsePCREBody(arg); err != nil {
+		// The argument is a bare PCRE2 pattern, no /delimiters/ nor flags
+		// (DetectTransformPcrexformSetup compiles it as is): a leading '/' is a literal.
+		if err := checkRegexSyntax(arg); err != nil {
 			return err
 		}
 		o.Value = `"` + arg + `"`
@@ -397,11 +402,12 @@ func checkFromBase64(arg string) error {
 		}
 		switch f[0] {
 		case "bytes", "offset":
-			if _, err := parseUintStrict(f[1], 0xffffffff); err != nil {
+			// parse_transform_base64: both at most 65535.
+			if _, err := parseUintStrict(f[1], 0xffff); err != nil {
 				return errf("invalid from_base64 %s \"%s\"", f[0], f[1])
 			}
 		case "mode":
-			switch strings.ToLower(f[1]) {
+			switch f[1] { // case-sensitive (get_mode_value)
 			case "strict", "rfc4648", "rfc2045":
 			default:
 				return errf("invalid from_base64 mode \"%s\"", f[1])

@@ -113,6 +113,8 @@ const (
 	CauseMidstream ExceptionCause = iota
 	CauseMemcap
 	CauseReassemblyMemcap
+	// CauseAppLayerError is app-layer.error-policy after a parser error ("applayer error").
+	CauseAppLayerError
 )
 
 // setException records the policy a packet met, the first one winning.

@@ -573,3 +573,21 @@ func (t *Tracker) StopRaw(f *flow.Flow, dir flow.Direction) {
 		s.streamOf(dir).flags |= stDisableRaw
 	}
 }
+
+// Midstream reports whether f's session was picked up midstream, and whether that pickup
+// was on a SYN/ACK (the app layer's protocol detection treats the two differently:
+// TCPProtoDetect's reversal and its "to_server detection failed" give-up).
+func (t *Tracker) Midstream(f *flow.Flow) (midstream, synAck bool) {
+	if s := t.session(f); s != nil {
+		return s.flags&ssnMidstream != 0, s.flags&ssnMidstreamSynAck != 0
+	}
+	return false, false
+}
+
+// Swap exchanges the client and server streams of f's session, after the app layer's
+// protocol detection reversed the flow (TcpStreamFlowSwap): the caller reverses the flow.
+func (t *Tracker) Swap(f *flow.Flow) {
+	if s := t.session(f); s != nil {
+		s.client, s.server = s.server, s.client
+	}
+}

@@ -253,6 +253,9 @@ func execute(o *options, stdout, stderr io.Writer, prog *progressLine) error {
 	if err != nil {
 		return err
 	}
+	if pc.AppLayer, pc.AppErrorPolicy, err = appLayerConfig(cfg, st, sc, pc.IPS); err != nil {
+		return &startupError{err}
+	}
 	pc.Stream = sc
 	pc.StreamDropInvalid = sc != nil && sc.Inline && sc.DropInvalid
 	pc.StatsStreamEvents = st.Stats.StreamEvents

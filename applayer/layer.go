@@ -1,0 +1,647 @@
+package applayer
+
+import (
+	"fmt"
+
+	"github.com/meerkat-ids/meerkat/flow"
+)
+
+// Config is the app layer's configuration: per protocol whether it runs, and the settings
+// the framework itself reads.
+type Config struct {
+	// Protocols holds app-layer.protocols.<name> per protocol.
+	Protocols [protoMax]ProtoConfig
+	// Midstream is stream.midstream: pattern detection also tries the other direction's
+	// patterns (AppLayerProtoDetectPMGetProto).
+	Midstream bool
+	// Inline says the engine runs inline (IPS): the "detection done" flag goes on the
+	// detecting packet rather than the next packet of the direction (FlagPacketFlow).
+	Inline bool
+}
+
+// ProtoConfig is one protocol's app-layer.protocols.<name> settings.
+type ProtoConfig struct {
+	// Enabled: detection runs for the protocol ("yes" or "detection-only").
+	Enabled bool
+	// DetectionOnly: detection sets the protocol but no parser runs ("detection-only").
+	DetectionOnly bool
+	// Ports says per direction (flow.ToServer: the destination port, detection-ports dp)
+	// which ports the protocol's probing parsers run on; nil uses Parser.Ports.
+	Ports [2]func(port uint16) bool
+	// Conf is what Parser.Configure made of the protocol's config node.
+	Conf any
+}
+
+// DefaultConfig enables every registered protocol with its built-in settings (what an
+// absent app-layer section gives), configuring each parser from no config node.
+func DefaultConfig() (*Config, error) {
+	c := &Config{}
+	for p, ps := range parsers {
+		if ps == nil {
+			continue
+		}
+		pc := ProtoConfig{Enabled: true}
+		if ps.Configure != nil {
+			conf, err := ps.Configure(nil)
+			if err != nil {
+				return nil, fmt.Errorf("app-layer.protocols.%s: %w", ps.Proto, err)
+			}
+			pc.Conf = conf
+		}
+		c.Protocols[p] = pc
+	}
+	return c, nil
+}
+
+// Counters are the app layer's statistics (stats app_layer.*).
+type Counters struct {
+	// Flows counts flows per detected protocol (app_layer.flow.<proto>; ProtoFailed is
+	// app_layer.flow.failed_tcp).
+	Flows [protoMax]uint64
+	// Txs counts transactions per protocol (app_layer.tx.<proto>).
+	Txs [protoMax]uint64
+	// ParserErrors counts parse errors per protocol (app_layer.error.<proto>.parser).
+	ParserErrors [protoMax]uint64
+}
+
+// Add adds o to c.
+func (c *Counters) Add(o *Counters) {
+	for i := range c.Flows {
+		c.Flows[i] += o.Flows[i]
+		c.Txs[i] += o.Txs[i]
+		c.ParserErrors[i] += o.ParserErrors[i]
+	}
+}
+
+// Each calls fn with every counter's stats name and value, in Suricata's naming, for the
+// protocols that have a parser.
+func (c *Counters) Each(fn func(name string, v uint64)) {
+	for p := range protoMax {
+		if parsers[p] == nil {
+			continue
+		}
+		fn("app_layer.flow."+p.String(), c.Flows[p])
+	}
+	fn("app_layer.flow.failed_tcp", c.Flows[ProtoFailed])
+	for p := range protoMax {
+		if parsers[p] == nil {
+			continue
+		}
+		fn("app_layer.tx."+p.String(), c.Txs[p])
+	}
+	for p := range protoMax {
+		if parsers[p] == nil {
+			continue
+		}
+		fn("app_layer.error."+p.String()+".parser", c.ParserErrors[p])
+	}
+}
+
+// Layer is one worker's app layer: the flows' app-layer states, indexed by flow slot, and
+// the protocols' state pools. Not safe for concurrent use.
+type Layer struct {
+	cfg   *Config
+	flows flow.Slots[flowApp]
+	pools [protoMax]Pool
+	// maxDepth is per direction the most bytes pattern detection looks at.
+	maxDepth [2]int
+	Counters Counters
+}
+
+// flowApp is a flow's app-layer state: FlowApp plus what protocol detection and the
+// update flags keep between packets.
+type flowApp struct {
+	FlowApp
+	pmDone, ppDone [2]bool
+	// detected is the stream's "app proto detection completed" flag per direction.
+	detected [2]bool
+	// firstData is data_first_seen_dir: the direction whose data came first (0 none, 1+dir),
+	// sentFirst once data went to a parser.
+	firstData int8
+	sentFirst bool
+	// updated and updateNext are the flow's FLOW_TS/TC_APP_UPDATED and _UPDATE_NEXT flags;
+	// parsedNow says the current packet made the parser take data (app_update_direction).
+	updated, updateNext [2]bool
+	parsedNow           [2]bool
+	// doneNext is the detection-done flag handed to the next packet of a direction (IDS).
+	doneNext [2]bool
+	// ppMask masks probing parsers (by protocol bit) that failed, per direction.
+	ppMask [2]uint64
+	// changing is FLOW_CHANGE_PROTO; old is the state from before the change, kept for its
+	// transactions' logs until the flow ends.
+	changing  bool
+	old       State
+	oldParser *Parser
+	counted   bool
+	// txSeen is one past the highest tx id counted.
+	txSeen uint64
+}
+
+// NewLayer makes a worker's app layer.
+func NewLayer(cfg *Config) *Layer {
+	l := &Layer{cfg: cfg}
+	for p, ps := range parsers {
+		if ps == nil || !cfg.Protocols[p].Enabled {
+			continue
+		}
+		if ps.NewPool != nil && !cfg.Protocols[p].DetectionOnly {
+			l.pools[p] = ps.NewPool(cfg.Protocols[p].Conf)
+		}
+		for d := range 2 {
+			for _, pat := range ps.Patterns[d] {
+				l.maxDepth[d] = max(l.maxDepth[d], pat.Depth, pat.Offset+len(pat.Bytes))
+			}
+		}
+	}
+	return l
+}
+
+// App returns f's app-layer view (for detection and logging of the current packet).
+func (l *Layer) App(f *flow.Flow) *FlowApp { return &l.flows.At(f).FlowApp }
+
+// Begin starts a packet of f in direction dir: the flags earlier packets left for this
+// direction take effect (FlowWorker's FLOW_*_APP_UPDATE_NEXT), the packet's own app-layer
+// events and flags are cleared.
+func (l *Layer) Begin(f *flow.Flow, dir Dir) *FlowApp {
+	fa := l.flows.At(f)
+	if fa.updateNext[dir] {
+		fa.updated[dir], fa.updateNext[dir] = true, false
+	}
+	fa.parsedNow = [2]bool{}
+	fa.Events = 0
+	fa.DetectDone = [2]bool{}
+	if fa.doneNext[dir] {
+		fa.DetectDone[dir], fa.doneNext[dir] = true, false
+	}
+	fa.Updated = [2]bool{}
+	return &fa.FlowApp
+}
+
+// DataResult is what the app layer did with one direction's data.
+type DataResult struct {
+	// Consumed is how many bytes the stream may release (ConsumeApp).
+	Consumed int
+	// Disable says the app layer gave up on the flow: the stream stops reassembling for it
+	// (StreamTcpDisableAppLayer).
+	Disable bool
+	// Err is a parser error (app-layer.error-policy applies to the packet).
+	Err error
+	// Reversed says detection reversed the flow (a midstream pickup whose first data was
+	// the server's): the caller swaps the flow's and the packet's direction and the
+	// session's streams; the data given was parsed as the other direction's.
+	Reversed bool
+}
+
+// Data hands the app layer n bytes of direction d of TCP flow f during a packet of
+// direction pktDir (AppLayerHandleTCPData): protocol detection while d's protocol is
+// unknown, then the parser. midstream and synAck say how the session was picked up.
+func (l *Layer) Data(f *flow.Flow, pktDir, d Dir, data []byte, flags Flags, synAck bool) DataResult {
+	fa := l.flows.At(f)
+	if fa.Disabled {
+		return DataResult{Consumed: len(data)}
+	}
+	if fa.firstData == 0 && len(data) > 0 && !fa.sentFirst {
+		fa.firstData = int8(d) + 1
+	}
+	switch {
+	case fa.ProtoDir[d] == ProtoUnknown && !fa.detected[d]:
+		return l.detectTCP(f, fa, pktDir, d, data, flags, synAck)
+	case fa.changing:
+		return l.detectTCP(f, fa, pktDir, d, data, flags, synAck)
+	}
+	return l.parse(fa, pktDir, d, data, flags)
+}
+
+// Gap tells the app layer that n bytes of direction d are missing (STREAM_GAP).
+func (l *Layer) Gap(f *flow.Flow, pktDir, d Dir, n uint64) DataResult {
+	fa := l.flows.At(f)
+	if fa.Disabled {
+		return DataResult{}
+	}
+	if fa.ProtoDir[d] == ProtoUnknown {
+		fa.detected[d] = true
+		if fa.Proto == ProtoUnknown {
+			l.disable(fa, pktDir)
+			return DataResult{Disable: true}
+		}
+	}
+	if fa.changing {
+		fa.changing = false
+		l.disable(fa, pktDir)
+		return DataResult{Disable: true}
+	}
+	if fa.State == nil {
+		return DataResult{}
+	}
+	fa.parsedNow[d] = true
+	r := fa.State.Gap(d, n)
+	l.countTxs(fa)
+	if r.Err != nil {
+		return l.parseError(fa, r.Err)
+	}
+	return DataResult{}
+}
+
+// detectTCP is TCPProtoDetect: find the protocol of direction d, then parse.
+func (l *Layer) detectTCP(f *flow.Flow, fa *flowApp, pktDir, d Dir, data []byte, flags Flags, synAck bool) DataResult {
+	if fa.changing {
+		// A protocol change asked for new detection; up to 4096 bytes (FLOW_PROTO_CHANGE_MAX_DEPTH).
+		p, _ := l.detectProto(fa, d, data, flags)
+		if p == ProtoUnknown {
+			if len(data) >= 4096 || flags&EOF != 0 {
+				fa.changing = false
+				l.disable(fa, pktDir)
+				return DataResult{Disable: true}
+			}
+			return DataResult{}
+		}
+		fa.changing = false
+		fa.ProtoDir = [2]Proto{}
+		fa.ProtoDir[d], fa.Proto = p, p
+		if fa.ProtoExpect != ProtoUnknown && p != fa.ProtoExpect {
+			fa.Events.Set(EventUnexpectedProtocol)
+			if fa.ProtoExpect == ProtoTLS {
+				fa.Events.Set(EventNoTLSAfterStartTLS)
+			}
+		}
+		l.startState(f, fa, p)
+		return l.parse(fa, pktDir, d, data, flags)
+	}
+	p, reverse := l.detectProto(fa, d, data, flags)
+	other := &fa.ProtoDir[1-d]
+	if p != ProtoUnknown {
+		fa.ProtoDir[d] = p
+		switch {
+		case *other != ProtoUnknown && *other != ProtoFailed && *other != p:
+			fa.Events.Set(EventMismatchProtocolBothDirections)
+			if !fa.sentFirst && d == flow.ToClient {
+				fa.Proto = p
+			} else {
+				fa.Proto = *other
+			}
+		case fa.Proto == ProtoUnknown:
+			fa.Proto = p
+		}
+		fa.detected[d] = true
+		l.flagDone(fa, pktDir, d)
+		// A midstream pickup (not on a SYN/ACK) that found the protocol by the other
+		// direction's pattern is reversed (PacketSwap, FlowSwap) while the other side is
+		// still unknown: the caller swaps the flow, the packet and the streams.
+		reversed := reverse && flags&Midstream != 0 && !synAck && *other == ProtoUnknown
+		if reversed {
+			fa.ProtoDir[d], fa.ProtoDir[1-d] = ProtoUnknown, p
+			fa.pmDone[d], fa.pmDone[1-d] = fa.pmDone[1-d], fa.pmDone[d]
+			fa.ppDone[d], fa.ppDone[1-d] = fa.ppDone[1-d], fa.ppDone[d]
+			fa.detected[d], fa.detected[1-d] = false, true
+			d, pktDir = 1-d, 1-pktDir
+		}
+		if *other != ProtoUnknown && !fa.counted {
+			l.countFlow(fa)
+		}
+		if fa.State == nil && fa.Parser == nil {
+			l.startState(f, fa, fa.Proto)
+		}
+		if pf := l.parserOf(fa.Proto); pf != nil && pf.FirstData != nil && !fa.sentFirst {
+			if fa.firstData != 0 && Dir(fa.firstData-1) != *pf.FirstData {
+				fa.Events.Set(EventWrongDirectionFirstData)
+				l.disable(fa, pktDir)
+				return DataResult{Disable: true}
+			}
+		}
+		if !fa.counted {
+			l.countFlow(fa)
+		}
+		r := l.parse(fa, pktDir, d, data, flags)
+		r.Reversed = reversed
+		return r
+	}
+	// Not (yet) found in this direction.
+	if midstream := flags&Midstream != 0; midstream && !synAck && d == flow.ToServer && fa.pmDone[d] && fa.ppDone[d] {
+		l.disable(fa, pktDir) // midstream and to_server detection failed: give up
+		return DataResult{Disable: true}
+	}
+	if *other != ProtoUnknown && *other != ProtoFailed {
+		if fa.pmDone[d] && fa.ppDone[d] {
+			// Only the other direction was recognised: this one goes to its parser too.
+			fa.Events.Set(EventDetectProtocolOnlyOneDirection)
+			fa.ProtoDir[d] = ProtoFailed
+			fa.detected[d] = true
+			l.flagDone(fa, pktDir, d)
+			if !fa.counted {
+				l.countFlow(fa)
+			}
+			return l.parse(fa, pktDir, d, data, flags)
+		}
+		if flags&EOF != 0 {
+			fa.ProtoDir[d] = fa.Proto
+			fa.detected[d] = true
+			if !fa.counted {
+				l.countFlow(fa)
+			}
+		}
+		return DataResult{}
+	}
+	// Both sides unknown: give up when both are done, or on too much data
+	// (TCPProtoDetectCheckBailConditions; the window/depth part of its limit is left out).
+	const limit = 100000
+	if (fa.pmDone[0] && fa.ppDone[0] || fa.detected[0]) && (fa.pmDone[1] && fa.ppDone[1] || fa.detected[1]) {
+		l.disable(fa, pktDir)
+		return DataResult{Disable: true}
+	}
+	if len(data) > 2*limit || fa.pmDone[d] && fa.ppDone[d] && len(data) > limit {
+		fa.Events.Set(EventProtoDetectionSkipped)
+		l.disable(fa, pktDir)
+		return DataResult{Disable: true}
+	}
+	return DataResult{}
+}
+
+// detectProto runs the PM and PP steps on data of direction d (AppLayerProtoDetectGetProto);
+// reverse says the match was a pattern of the other direction.
+func (l *Layer) detectProto(fa *flowApp, d Dir, data []byte, flags Flags) (Proto, bool) {
+	if !fa.pmDone[d] {
+		if p, st := l.pm(d, data, d); st == pmFound {
+			fa.pmDone[d] = true
+			return p, false
+		} else if st == pmFailed && !l.cfg.Midstream {
+			fa.pmDone[d] = true
+		} else if l.cfg.Midstream {
+			p2, st2 := l.pm(1-d, data, d)
+			if st2 == pmFound {
+				fa.pmDone[d] = true
+				return p2, true
+			}
+			if st == pmFailed && st2 == pmFailed {
+				fa.pmDone[d] = true
+			}
+		}
+	}
+	if !fa.ppDone[d] {
+		p, rev, done := l.pp(fa, d, data)
+		if done {
+			fa.ppDone[d] = true
+		}
+		if p != ProtoUnknown {
+			fa.ppDone[d] = true
+			return p, rev
+		}
+	}
+	_ = flags
+	return ProtoUnknown, false
+}
+
+type pmState uint8
+
+const (
+	pmNeedMore pmState = iota
+	pmFound
+	pmFailed
+)
+
+// pm matches the patterns registered for direction pd against data of direction d.
+func (l *Layer) pm(pd Dir, data []byte, d Dir) (Proto, pmState) {
+	for p, ps := range parsers {
+		if ps == nil || !l.cfg.Protocols[p].Enabled || ps.IPProto != 6 {
+			continue
+		}
+		for _, pat := range ps.Patterns[pd] {
+			if pat.match(data) {
+				return Proto(p), pmFound
+			}
+		}
+	}
+	if len(data) >= l.maxDepth[pd] {
+		return ProtoUnknown, pmFailed
+	}
+	return ProtoUnknown, pmNeedMore
+}
+
+// match reports whether the pattern is in data within its offset and depth.
+func (pat *Pattern) match(data []byte) bool {
+	end := min(len(data), max(pat.Depth, pat.Offset+len(pat.Bytes)))
+	for i := pat.Offset; i+len(pat.Bytes) <= end; i++ {
+		ok := true
+		for j, c := range pat.Bytes {
+			x := data[i+j]
+			if pat.NoCase {
+				x, c = lower(x), lower(c)
+			}
+			if x != c {
+				ok = false
+				break
+			}
+		}
+		if ok && (pat.Confirm == nil || pat.Confirm(data)) {
+			return true
+		}
+	}
+	return false
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// pp runs the probing parsers of direction d (AppLayerProtoDetectPPGetProto); done says no
+// candidate is left.
+func (l *Layer) pp(fa *flowApp, d Dir, data []byte) (Proto, bool, bool) {
+	left := false
+	for p, ps := range parsers {
+		if ps == nil || ps.Probe[d] == nil && ps.Probe[1-d] == nil || !l.cfg.Protocols[p].Enabled ||
+			fa.ppMask[d]&(1<<p) != 0 {
+			continue
+		}
+		// Port steering is the caller's (detection-ports); without it every prober runs.
+		if len(data) < ps.ProbeMin {
+			left = true
+			continue
+		}
+		probe := ps.Probe[d]
+		if probe == nil {
+			probe = ps.Probe[1-d]
+		}
+		switch probe(data[:min(len(data), max(ps.ProbeMax, ps.ProbeMin))]) {
+		case ProbeMatch:
+			return Proto(p), false, true
+		case ProbeMatchReverse:
+			return Proto(p), true, true
+		case ProbeFail:
+			fa.ppMask[d] |= 1 << p
+		default:
+			if ps.ProbeMax > 0 && len(data) >= ps.ProbeMax {
+				fa.ppMask[d] |= 1 << p
+			} else {
+				left = true
+			}
+		}
+	}
+	return ProtoUnknown, false, !left
+}
+
+// flagDone sets the detection-done flag for direction d (FlagPacketFlow): on the current
+// packet inline or when it is of direction d's, else on the next packet of that direction.
+func (l *Layer) flagDone(fa *flowApp, pktDir, d Dir) {
+	if l.cfg.Inline || pktDir == d {
+		fa.DetectDone[d] = true
+		return
+	}
+	fa.doneNext[d] = true
+}
+
+func (l *Layer) parserOf(p Proto) *Parser {
+	if p < protoMax {
+		return parsers[p]
+	}
+	return nil
+}
+
+// startState gives the flow a parser state for protocol p (none when detection-only).
+func (l *Layer) startState(f *flow.Flow, fa *flowApp, p Proto) {
+	fa.Parser = l.parserOf(p)
+	if pool := l.pools[p]; pool != nil {
+		fa.State = pool.Get(FlowInfo{F: f})
+	}
+}
+
+// parse hands data to the flow's parser (AppLayerParserParse).
+func (l *Layer) parse(fa *flowApp, pktDir, d Dir, data []byte, flags Flags) DataResult {
+	fa.sentFirst = true
+	if fa.State == nil {
+		if fa.Parser != nil && l.cfg.Protocols[fa.Proto].DetectionOnly {
+			// detection-only: the first data handed over disables the app layer.
+			fa.Disabled = true
+			return DataResult{Consumed: len(data), Disable: true}
+		}
+		return DataResult{Consumed: len(data)}
+	}
+	fa.parsedNow[d] = true
+	r := fa.State.Parse(d, data, flags)
+	l.countTxs(fa)
+	if r.Err != nil {
+		res := l.parseError(fa, r.Err)
+		res.Consumed = len(data) // AppLayerParserParse's error still moves the app progress
+		return res
+	}
+	if r.Change != nil {
+		if fa.changing {
+			return DataResult{Consumed: r.Consumed}
+		}
+		fa.changing = true
+		fa.ProtoOrig, fa.ProtoExpect = fa.Proto, r.Change.Expect
+		fa.old, fa.oldParser = fa.State, fa.Parser
+		fa.State, fa.Parser = nil, nil
+		fa.pmDone, fa.ppDone, fa.detected, fa.ppMask = [2]bool{}, [2]bool{}, [2]bool{}, [2]uint64{}
+	}
+	return DataResult{Consumed: min(r.Consumed, len(data))}
+}
+
+// parseError disables the app layer for the flow after a parser error; its transactions
+// stay to be logged.
+func (l *Layer) parseError(fa *flowApp, err error) DataResult {
+	l.Counters.ParserErrors[fa.Proto]++
+	fa.Disabled = true
+	return DataResult{Disable: true, Err: err}
+}
+
+// disable is DisableAppLayer: detection failed, the flow's protocol is "failed".
+func (l *Layer) disable(fa *flowApp, pktDir Dir) {
+	fa.Disabled = true
+	fa.Proto = ProtoFailed
+	if !fa.counted {
+		l.countFlow(fa)
+	}
+	for d := range 2 {
+		if fa.ProtoDir[d] != ProtoFailed {
+			if fa.ProtoDir[d] == ProtoUnknown {
+				fa.ProtoDir[d] = ProtoFailed
+			}
+			l.flagDone(fa, pktDir, Dir(d))
+		}
+	}
+}
+
+func (l *Layer) countFlow(fa *flowApp) {
+	fa.counted = true
+	l.Counters.Flows[fa.Proto]++
+}
+
+// countTxs counts the transactions the parser created.
+func (l *Layer) countTxs(fa *flowApp) {
+	if n := fa.State.TxCount(); n > 0 {
+		if id := fa.State.TxAt(n-1).TxData().ID + 1; id > fa.txSeen {
+			l.Counters.Txs[fa.Proto] += id - fa.txSeen
+			fa.txSeen = id
+		}
+	}
+}
+
+// Ready sets, after the stream and app layer handled a packet of direction dir, whether
+// detection inspects the flow's transactions on it (FlowApp.Updated[dir]) and the flags the
+// packet leaves for later ones (PacketAppUpdate2FlowFlags).
+func (l *Layer) Ready(f *flow.Flow, dir Dir) *FlowApp {
+	fa := l.flows.At(f)
+	own, opp := fa.parsedNow[dir], fa.parsedNow[1-dir]
+	switch {
+	case own && opp:
+		fa.updated = [2]bool{true, true}
+		fa.updateNext = [2]bool{true, true}
+	case own:
+		fa.updated[dir] = true
+	case opp:
+		fa.updated[1-dir] = true
+		fa.updateNext[dir] = true
+	}
+	fa.Updated[dir] = own || opp || fa.updated[dir]
+	return &fa.FlowApp
+}
+
+// End finishes a packet of direction dir after detection and logging: the direction's
+// update flag is cleared (pseudo packets and updated directions) and the transactions every
+// side is done with are freed. release is called for each tx about to be freed (detection's
+// per-tx state). logged says whether the loggers are done with a tx.
+func (l *Layer) End(f *flow.Flow, dir Dir, pseudo, established bool, done func(tx Tx) bool) {
+	fa := l.flows.At(f)
+	if !(pseudo || fa.updated[dir]) || !established {
+		return
+	}
+	fa.updated[dir] = false
+	if fa.State == nil || fa.Parser == nil {
+		return
+	}
+	below := uint64(0)
+	n := fa.State.TxCount()
+	for i := range n {
+		tx := fa.State.TxAt(i)
+		td := tx.TxData()
+		if td.Progress[0] < fa.Parser.Complete[0] || td.Progress[1] < fa.Parser.Complete[1] ||
+			td.ID >= fa.InspectID[0] || td.ID >= fa.InspectID[1] || !done(tx) {
+			break
+		}
+		below = td.ID + 1
+	}
+	if below > 0 {
+		fa.State.FreeTxs(below)
+	}
+}
+
+// Release ends f's app-layer state: its parser states go back to their pools.
+func (l *Layer) Release(f *flow.Flow) {
+	fa := l.flows.At(f)
+	if fa.State != nil && l.pools[fa.Proto] != nil {
+		l.pools[fa.Proto].Put(fa.State)
+	}
+	if fa.old != nil && fa.oldParser != nil && l.pools[fa.oldParser.Proto] != nil {
+		l.pools[fa.oldParser.Proto].Put(fa.old)
+	}
+	*fa = flowApp{}
+}
+
+// Old returns the parser and state from before a protocol change (nil if none), whose
+// transactions are still to be logged.
+func (l *Layer) Old(f *flow.Flow) (*Parser, State) {
+	fa := l.flows.At(f)
+	return fa.oldParser, fa.old
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/meerkat-ids/meerkat/applayer"
+	"github.com/meerkat-ids/meerkat/config"
+	"github.com/meerkat-ids/meerkat/stream"
+)
+
+// appLayerConfig builds the app layer's configuration from suricata.yaml (app-layer.*): per
+// registered protocol whether it runs (app-layer.protocols.<name>.enabled or
+// .<ipproto>.enabled: yes, no or detection-only; absent is yes), the parser's own settings
+// (Parser.Configure reads app-layer.protocols.<name>), and app-layer.error-policy. It
+// returns nil when the stream engine is off (the app layer reads its byte streams).
+func appLayerConfig(cfg *config.Config, st *config.Settings, sc *stream.Config, ips bool) (*applayer.Config, stream.ExceptionPolicy, error) {
+	if sc == nil {
+		return nil, stream.ExceptionIgnore, nil
+	}
+	ac := &applayer.Config{Midstream: sc.Midstream, Inline: sc.Inline}
+	for p := applayer.Proto(0); p < applayer.ProtoHTTP; p++ {
+		ps := applayer.ParserOf(p)
+		if ps == nil {
+			continue
+		}
+		name := confName(p)
+		node, _ := cfg.Get("app-layer.protocols." + name)
+		on, detOnly, err := protoEnabled(st, name, ps.IPProto)
+		if err != nil {
+			return nil, 0, err
+		}
+		pc := applayer.ProtoConfig{Enabled: on, DetectionOnly: detOnly}
+		if ps.Configure != nil {
+			conf, err := ps.Configure(node)
+			if err != nil {
+				return nil, 0, fmt.Errorf("app-layer.protocols.%s: %w", name, err)
+			}
+			pc.Conf = conf
+		}
+		ac.Protocols[p] = pc
+	}
+	ep, _ := cfg.String("app-layer.error-policy")
+	pol, err := stream.MemcapPolicy("app-layer.error-policy", ep, st.ExceptionPolicy, ips)
+	if err != nil {
+		return nil, 0, err
+	}
+	sc.AppLayer = true
+	return ac, pol, nil
+}
+
+// confName is the protocol's name under app-layer.protocols (http1 is "http").
+func confName(p applayer.Proto) string {
+	switch p {
+	case applayer.ProtoHTTP1:
+		return "http"
+	case applayer.ProtoIKE:
+		return "ike"
+	}
+	return p.String()
+}
+
+// protoEnabled reads app-layer.protocols.<name>.enabled, else .<ipproto>.enabled, as
+// Suricata's SCAppLayerProtoDetectConfProtoDetectionEnabledDefault: absent is yes.
+func protoEnabled(st *config.Settings, name string, ipproto uint8) (on, detectionOnly bool, err error) {
+	key := name + ".enabled"
+	v, ok := st.AppLayerEnabled[key]
+	if !ok {
+		key = name + "." + map[uint8]string{6: "tcp", 17: "udp"}[ipproto] + ".enabled"
+		v, ok = st.AppLayerEnabled[key]
+	}
+	switch {
+	case !ok:
+		return true, false, nil
+	case strings.EqualFold(v, "detection-only"):
+		return true, true, nil
+	case config.IsTrue(v):
+		return true, false, nil
+	case config.IsFalse(v):
+		return false, false, nil
+	}
+	return false, false, fmt.Errorf("app-layer.protocols.%s: invalid value %q (expected yes, no or detection-only)", key, v)
+}

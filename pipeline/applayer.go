@@ -1,0 +1,135 @@
+package pipeline
+
+import (
+	"github.com/meerkat-ids/meerkat/applayer"
+	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/flow"
+	"github.com/meerkat-ids/meerkat/stream"
+)
+
+// appStage is a worker's app layer: it takes the byte streams the stream engine hands out
+// (AppData, ConsumeApp) and gives detection and the loggers the flow's transactions.
+type appStage struct {
+	l   *applayer.Layer
+	ctx applayer.GetCtx
+	// errPolicy is app-layer.error-policy, applied to a packet whose data the parser failed.
+	errPolicy stream.ExceptionPolicy
+}
+
+func newAppStage(cfg *applayer.Config, errPolicy stream.ExceptionPolicy) *appStage {
+	return &appStage{l: applayer.NewLayer(cfg), ctx: applayer.GetCtx{Inline: cfg.Inline}, errPolicy: errPolicy}
+}
+
+// appLayer runs the app layer for a TCP packet after the stream engine (Suricata's
+// StreamTcpReassembleAppLayer, called from the stream engine for the directions
+// res.AppUpdate names): each direction's new in-order data, and its gaps, go to protocol
+// detection or the parser until nothing more is taken. It returns the flow's app-layer view
+// for detection (nil without an app layer).
+func (w *worker) appLayer(pc *packetCtx, update [2]bool) *applayer.FlowApp {
+	a, f := w.app, pc.f
+	if a == nil || f == nil {
+		return nil
+	}
+	a.l.Begin(f, pc.dir)
+	for d, up := range update {
+		if up {
+			w.appFeed(pc, flow.Direction(d), false)
+		}
+	}
+	return a.l.Ready(f, pc.dir)
+}
+
+// appFeed hands the app layer direction d's data of flow pc.f; pseudo for the flow-end
+// flush (unACKed data too, EOF).
+func (w *worker) appFeed(pc *packetCtx, d flow.Direction, pseudo bool) {
+	a, t, f := w.app, w.stream.t, pc.f
+	mid, synAck := t.Midstream(f)
+	for range 64 { // each round takes one block or one gap; a bound, not a condition
+		var data []byte
+		var gap uint64
+		var eof bool
+		if pseudo {
+			data, gap, eof = t.AppDataFlush(f, d)
+		} else {
+			data, gap, eof = t.AppData(f, d)
+		}
+		var r applayer.DataResult
+		if gap > 0 {
+			r = a.l.Gap(f, pc.dir, d, gap)
+			if r.Disable || r.Err != nil {
+				w.appResult(pc, r)
+				t.ConsumeApp(f, d, 0)
+				return
+			}
+			if len(data) == 0 {
+				t.ConsumeApp(f, d, 0)
+				continue
+			}
+		}
+		if len(data) == 0 && !(eof && pseudo) {
+			return
+		}
+		var flags applayer.Flags
+		if eof {
+			flags |= applayer.EOF
+		}
+		if mid {
+			flags |= applayer.Midstream
+		}
+		r = a.l.Data(f, pc.dir, d, data, flags, synAck)
+		if r.Reversed {
+			w.appReverse(pc)
+			d = 1 - d
+		}
+		t.ConsumeApp(f, d, r.Consumed)
+		w.appResult(pc, r)
+		if r.Disable || r.Consumed == 0 || len(data) == 0 {
+			return
+		}
+	}
+}
+
+// appReverse swaps flow and packet after protocol detection found a midstream flow the
+// wrong way round (TCPProtoDetect's PacketSwap, FlowSwap).
+func (w *worker) appReverse(pc *packetCtx) {
+	pc.f.Reverse()
+	w.stream.t.Swap(pc.f)
+	pc.dir = 1 - pc.dir
+}
+
+// appResult applies what the app layer decided: the stream stops app-layer reassembly of a
+// disabled flow; a parser error meets app-layer.error-policy.
+func (w *worker) appResult(pc *packetCtx, r applayer.DataResult) {
+	if r.Disable {
+		w.stream.t.DisableApp(pc.f)
+	}
+	if r.Err != nil && w.app.errPolicy != stream.ExceptionIgnore {
+		w.exception(pc, w.app.errPolicy, stream.CauseAppLayerError)
+	}
+}
+
+// appFlush hands the app layer the rest of direction dir at flow end (STREAM_EOF) before
+// the direction's pseudo packet is inspected.
+func (w *worker) appFlush(pc *packetCtx) *applayer.FlowApp {
+	if w.app == nil {
+		return nil
+	}
+	w.app.l.Begin(pc.f, pc.dir)
+	w.appFeed(pc, pc.dir, true)
+	return w.app.l.Ready(pc.f, pc.dir)
+}
+
+// appEnd finishes the app layer's part of a packet after detection and logging: the
+// direction's update flag is cleared and finished transactions are freed.
+func (w *worker) appEnd(pc *packetCtx) {
+	if w.app == nil || pc.f == nil || pc.f.Proto != decode.ProtoTCP {
+		return
+	}
+	w.app.l.End(pc.f, pc.dir, pc.p.Pseudo(), pc.streamEst, w.txDone)
+}
+
+// txDone reports whether the loggers and detection are done with tx (it may be freed), and
+// releases detection's state of it.
+func (w *worker) txDone(tx applayer.Tx) bool {
+	return w.txLogged(tx)
+}
