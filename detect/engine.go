@@ -285,6 +285,9 @@ func Supported(keyword string) bool {
 	if k.Kind == rules.KindStickyBuffer && k.Buffer != "" && len(applayer.BuffersNamed(k.Buffer)) > 0 {
 		return true // an app-layer buffer some protocol registered
 	}
+	if k.Kind == rules.KindTransform && k.Name != "luaxform" {
+		return true // package transform compiles every transform but luaxform (no Lua)
+	}
 	if k.Kind == rules.KindModifier {
 		// Content modifiers are folded into the content; a legacy modifier that moves the
 		// content into an app-layer buffer is refused by that buffer instead.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/meerkat-ids/meerkat/applayer"
 	"github.com/meerkat-ids/meerkat/detect/match"
+	"github.com/meerkat-ids/meerkat/detect/transform"
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
@@ -97,6 +98,13 @@ func missing(r *rules.Rule, firstOnly bool) []Missing {
 			}
 		}
 		for _, t := range b.Transforms {
+			// Transforms apply to app-layer buffers (package transform); not yet to the
+			// packet payload or tcp.hdr.
+			if isTxBuffer(b.Name) {
+				if _, err := transform.Compile([]*rules.Option{t}); err == nil {
+					continue
+				}
+			}
 			if add(Missing{"keyword", t.Name}) {
 				return out
 			}

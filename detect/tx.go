@@ -7,6 +7,7 @@ import (
 
 	"github.com/meerkat-ids/meerkat/applayer"
 	"github.com/meerkat-ids/meerkat/detect/payload"
+	"github.com/meerkat-ids/meerkat/detect/transform"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/prefilter/hs"
 	"github.com/meerkat-ids/meerkat/rules"
@@ -51,8 +52,9 @@ type txProto struct {
 type txList struct {
 	id  applayer.BufferID
 	buf *applayer.Buffer
-	// key is the transform chain's key ("" without transforms).
-	key string
+	// chain is the list's transform chain (nil without transforms), key its key.
+	chain *transform.Chain
+	key   string
 	// db and patternRules are per direction the list's database and, per pattern id, the
 	// iids of the rules using that pattern (nil without rules).
 	db           [2]*hs.Database
@@ -94,6 +96,8 @@ type txEngine struct {
 	multi    bool
 	mpm      bool
 	prog     *payload.Program
+	// chain is the buffer's transform chain (nil for none); buildTx folds it into the list.
+	chain *transform.Chain
 	// events are the app-layer-event engine's event ids (all must be set); complete is the
 	// direction's completion progress (can't match once reached).
 	events   []uint8
@@ -203,12 +207,17 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 	}
 	t := &txRule{alproto: alp, bothDir: r.Header.Direction == rules.DirTransactional}
 	progs := make([]*payload.Program, len(bufs))
+	chains := make([]*transform.Chain, len(bufs))
 	for i, b := range bufs {
 		if b.Name == eventBuffer {
 			continue
 		}
 		if len(b.Transforms) > 0 {
-			return nil, Missing{"keyword", b.Transforms[0].Name}
+			c, err := transform.Compile(b.Transforms)
+			if err != nil {
+				return nil, err
+			}
+			chains[i] = c
 		}
 		prog, err := payload.Compile(b)
 		if err != nil {
@@ -262,7 +271,7 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 					continue
 				}
 				engines = append(engines, txEngine{list: -2 - int32(i), dir: flow.Direction(d),
-					progress: ab.Progress[d], multi: ab.Multi, prog: progs[i], mpm: b == fpBuf})
+					progress: ab.Progress[d], multi: ab.Multi, prog: progs[i], chain: chains[i], mpm: b == fpBuf})
 				added = true
 			}
 			if !added {
@@ -332,7 +341,11 @@ func (t *txRule) engines(p applayer.Proto) []txEngine {
 // rules of a rule group).
 func (e *Engine) buildTx() (txProgram, error) {
 	var tp txProgram
-	listOf := map[applayer.BufferID]int32{}
+	type listKey struct {
+		id  applayer.BufferID
+		key string
+	}
+	listOf := map[listKey]int32{}
 	for _, r := range e.rules {
 		t := r.tx
 		if t == nil {
@@ -354,12 +367,15 @@ func (e *Engine) buildTx() (txProgram, error) {
 					continue
 				}
 				ab := bufferFor(bufs[-2-en.list].Name, rp.proto)
-				id := bufferID(ab)
-				li, ok := listOf[id]
+				lk := listKey{id: bufferID(ab)}
+				if en.chain != nil {
+					lk.key = en.chain.Key()
+				}
+				li, ok := listOf[lk]
 				if !ok {
 					li = int32(len(tp.lists))
-					listOf[id] = li
-					tp.lists = append(tp.lists, txList{id: id, buf: ab})
+					listOf[lk] = li
+					tp.lists = append(tp.lists, txList{id: lk.id, buf: ab, chain: en.chain, key: lk.key})
 				}
 				en.list = li
 				if en.mpm && e.cfg.NoTxPrefilter {

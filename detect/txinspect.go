@@ -6,6 +6,7 @@ import (
 	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/applayer"
 	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/detect/transform"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/prefilter/candidates"
 	"github.com/meerkat-ids/meerkat/prefilter/hs"
@@ -24,6 +25,8 @@ type txThread struct {
 	// transaction being inspected (valid while gen matches).
 	cache []txCache
 	gen   uint32
+	// xs holds the transformed buffers of one packet.
+	xs *transform.Scratch
 	// newItems are the states a transaction's walk adds; merged into its store after it.
 	newItems, merged []txItem
 	// Counters: TxInspected counts the transactions inspected, TxStateFull the states that
@@ -44,6 +47,7 @@ func (tc *ThreadCtx) initTx() error {
 	tp := &tc.e.tx
 	tc.tx.cands = candidates.New(len(tc.e.rules))
 	tc.tx.cache = make([]txCache, 2*len(tp.lists))
+	tc.tx.xs = transform.NewScratch()
 	if len(tp.dbs) == 0 {
 		return nil
 	}
@@ -172,6 +176,7 @@ func (e *Engine) runTx(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.D
 		return
 	}
 	tp := &e.tx
+	tc.tx.xs.Reset() // the last packet's transformed buffers are no longer read
 	var tabs *txProto
 	if fa.Proto < applayer.Proto(len(tp.protos)) {
 		tabs = tp.protos[fa.Proto]
@@ -383,8 +388,8 @@ func (e *Engine) scanTx(tc *ThreadCtx, l *txList, dir flow.Direction, data []byt
 	}
 }
 
-// buffer returns instance i of list l's buffer for tx in direction dir, fetched once per
-// transaction and packet.
+// buffer returns instance i of list l's buffer for tx in direction dir, fetched (and
+// transformed by the list's chain) once per transaction and packet.
 func (tt *txThread) buffer(l *txList, li int, tx applayer.Tx, dir flow.Direction, i int) ([]byte, bool) {
 	c := &tt.cache[2*li+int(dir)]
 	if c.gen != tt.gen {
@@ -396,7 +401,7 @@ func (tt *txThread) buffer(l *txList, li int, tx applayer.Tx, dir flow.Direction
 			c.done = true
 			break
 		}
-		c.data = append(c.data, data)
+		c.data = append(c.data, l.chain.Apply(data, tt.xs))
 		if !l.buf.Multi {
 			c.done = true
 		}

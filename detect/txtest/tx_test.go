@@ -525,3 +525,20 @@ func TestTxPseudoPacket(t *testing.T) {
 		t.Errorf("EOF pseudo packet: %q", got)
 	}
 }
+
+// TestTxTransforms: a transform chain applies to the buffer before its contents and its
+// fast pattern (the prefilter scans the transformed buffer, src/detect-engine-prefilter.c:
+// PrefilterMpm on the InspectionBuffer after transforms); the same buffer with and without
+// a chain are separate lists.
+func TestTxTransforms(t *testing.T) {
+	rs := []string{
+		`alert http any any -> any any (http.uri; to_lowercase; content:"/admin"; sid:1;)`,
+		`alert http any any -> any any (http.uri; content:"/admin"; sid:2;)`,
+		`alert http any any -> any any (http.uri; to_uppercase; content:"/ADMIN"; http.method; to_lowercase; content:"get"; sid:3;)`,
+		`alert http any any -> any any (http.request_header; strip_whitespace; content:"A:1"; sid:4;)`,
+	}
+	runSteps(t, rs, []step{
+		{ts, "GET /AdMin\nA: 1\n\n.\n", []string{"1/0", "3/0", "4/0"}},
+		{ts, "GET /admin\n\n.\n", []string{"1/1", "2/1", "3/1"}},
+	})
+}
