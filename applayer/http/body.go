@@ -1,0 +1,173 @@
+package http
+
+import (
+	"bytes"
+	"crypto/md5"
+	"crypto/sha1"
+	"crypto/sha256"
+	"hash"
+)
+
+// fileHash holds the digests of a tracked file (Suricata's FileAppendData with
+// FILE_MD5/SHA1/SHA256); made once per pooled tx and reset per file.
+type fileHash struct {
+	md5, sha1, sha256 hash.Hash
+}
+
+func (t *Tx) hashes() *fileHash {
+	if t.hash == nil {
+		t.hash = &fileHash{md5: md5.New(), sha1: sha1.New(), sha256: sha256.New()}
+	}
+	return t.hash
+}
+
+// storeBody keeps decoded body bytes: the first limit bytes for detection
+// (HTPCallbackRequestBodyData / HTPCallbackResponseBodyData), the length, and the file.
+func (s *State) storeBody(t *Tx, resp bool, b []byte) {
+	body, limit, files := &t.RequestBody, s.cfg.RequestBodyLimit, t.RequestFiles
+	if resp {
+		body, limit, files = &t.ResponseBody, s.cfg.ResponseBodyLimit, t.ResponseFiles
+	}
+	body.Len += uint64(len(b))
+	keep := b
+	if limit > 0 {
+		room := int64(limit) - int64(len(body.Data))
+		if room < int64(len(keep)) {
+			if room < 0 {
+				room = 0
+			}
+			keep = keep[:room]
+			body.Truncated = true
+		}
+	}
+	body.Data = append(body.Data, keep...)
+	if n := len(files); n > 0 && files[n-1].State == FileOpen {
+		f := &files[n-1]
+		f.Size += uint64(len(b))
+		if s.cfg.ForceHash {
+			h := t.hashes()
+			h.md5.Write(b)
+			h.sha1.Write(b)
+			h.sha256.Write(b)
+		}
+	}
+}
+
+// openFile starts tracking the body of tx as a file (HTPFileOpen): the name is the
+// Content-Disposition filename, else the last segment of the URI path.
+func (s *State) openFile(t *Tx, resp bool) {
+	files := &t.RequestFiles
+	body := &t.RequestBody
+	hdrs := &t.RequestHeaders
+	if resp {
+		files, body, hdrs = &t.ResponseFiles, &t.ResponseBody, &t.ResponseHeaders
+	}
+	if n := len(*files); n > 0 && (*files)[n-1].State == FileOpen {
+		return
+	}
+	if cap(*files) > len(*files) {
+		*files = (*files)[:len(*files)+1]
+	} else {
+		*files = append(*files, File{})
+	}
+	f := &(*files)[len(*files)-1]
+	name := f.Name[:0]
+	if cd, ok := hdrs.Header("Content-Disposition"); ok {
+		if fn, ok := dispositionFilename(cd); ok {
+			name = append(name, fn...)
+		}
+	}
+	if len(name) == 0 {
+		if resp {
+			name = append(name, lastSegment(t.URIRaw)...)
+		} else {
+			name = append(name, t.uriPath()...)
+		}
+	}
+	*f = File{Name: name, State: FileOpen, Data: body}
+	if s.cfg.ForceHash {
+		h := t.hashes()
+		h.md5.Reset()
+		h.sha1.Reset()
+		h.sha256.Reset()
+	}
+}
+
+// closeFile ends the open file of files with state st (HTPFileClose / FileCloseFile).
+func closeFile(t *Tx, files []File, st FileState, hashed bool) {
+	n := len(files)
+	if n == 0 || files[n-1].State != FileOpen {
+		return
+	}
+	f := &files[n-1]
+	f.State = st
+	if hashed && t.hash != nil {
+		t.hash.md5.Sum(f.MD5[:0])
+		t.hash.sha1.Sum(f.SHA1[:0])
+		t.hash.sha256.Sum(f.SHA256[:0])
+		f.Hashed = true
+	}
+}
+
+// uriPath is the request's URI path (the parsed URI's, else the raw target without query).
+func (t *Tx) uriPath() []byte {
+	if t.ParsedURI.Path != nil {
+		return t.ParsedURI.Path
+	}
+	u := t.URIRaw
+	if i := bytes.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	return u
+}
+
+// lastSegment is the file name Suricata takes from a URI: the last path segment, without
+// query or fragment.
+func lastSegment(u []byte) []byte {
+	if i := bytes.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	if i := bytes.LastIndexByte(u, '/'); i >= 0 {
+		u = u[i+1:]
+	}
+	return u
+}
+
+// dispositionFilename finds filename= in a Content-Disposition value (quoted or not).
+func dispositionFilename(v []byte) ([]byte, bool) {
+	i := 0
+	for i < len(v) {
+		j := bytes.IndexByte(v[i:], '=')
+		if j < 0 {
+			return nil, false
+		}
+		key := trim(v[i : i+j])
+		if k := bytes.LastIndexAny(key, "; "); k >= 0 {
+			key = key[k+1:]
+		}
+		val := v[i+j+1:]
+		end := bytes.IndexByte(val, ';')
+		rest := len(val)
+		if end >= 0 {
+			rest = end
+		}
+		if equalFoldBS(key, "filename") {
+			val = trim(val)
+			if len(val) > 0 && val[0] == '"' {
+				if q := bytes.IndexByte(val[1:], '"'); q >= 0 {
+					return val[1 : 1+q], true
+				}
+				return val[1:], true
+			}
+			if end >= 0 {
+				val = trim(val[:bytes.IndexByte(val, ';')])
+			}
+			return val, len(val) > 0
+		}
+		i += j + 1 + rest
+		if end >= 0 {
+			i++
+		}
+	}
+	return nil, false
+}
