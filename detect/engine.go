@@ -282,8 +282,9 @@ func Supported(keyword string) bool {
 	if engineKeywords[k.Name] || k.Kind == rules.KindMeta {
 		return true
 	}
-	if k.Kind == rules.KindStickyBuffer && k.Buffer != "" && len(applayer.BuffersNamed(k.Buffer)) > 0 {
-		return true // an app-layer buffer some protocol registered
+	if (k.Kind == rules.KindStickyBuffer || k.Kind == rules.KindPayload) && k.Buffer != "" &&
+		len(applayer.BuffersNamed(k.Buffer)) > 0 {
+		return true // an app-layer buffer some protocol registered (or uricontent, into one)
 	}
 	if k.Kind == rules.KindTransform && k.Name != "luaxform" {
 		return true // package transform compiles every transform but luaxform (no Lua)

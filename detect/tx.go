@@ -219,7 +219,7 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 			}
 			chains[i] = c
 		}
-		prog, err := payload.Compile(b)
+		prog, err := payload.Compile(legacyContent(b))
 		if err != nil {
 			return nil, err
 		}
@@ -315,6 +315,25 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 	}
 	t.hasMPM = fpBuf != nil
 	return t, nil
+}
+
+// legacyContent returns b with its uricontent options as the contents they are
+// (`uricontent:"x"` is `content:"x"; http_uri;`, §5.9), a copy only when it has any.
+func legacyContent(b *rules.Buffer) *rules.Buffer {
+	if !slices.ContainsFunc(b.Matches, func(o *rules.Option) bool { return o.Name == "uricontent" }) {
+		return b
+	}
+	c := *b
+	c.Matches = make([]*rules.Option, len(b.Matches))
+	for i, o := range b.Matches {
+		if o.Name == "uricontent" {
+			oc := *o
+			oc.Name = "content"
+			o = &oc
+		}
+		c.Matches[i] = o
+	}
+	return &c
 }
 
 func cmpErr(old, err error) error {

@@ -396,6 +396,10 @@ func (tt *txThread) buffer(l *txList, li int, tx applayer.Tx, dir flow.Direction
 		c.gen, c.done, c.data = tt.gen, false, c.data[:0]
 	}
 	for len(c.data) <= i && !c.done {
+		if len(c.data) >= txMaxInstances {
+			c.done = true // a getter that never ends must not hold detection
+			break
+		}
 		data, ok := l.buf.Get(tx, dir, len(c.data), &tt.ctx)
 		if !ok {
 			c.done = true
@@ -411,6 +415,9 @@ func (tt *txThread) buffer(l *txList, li int, tx applayer.Tx, dir flow.Direction
 	}
 	return nil, false
 }
+
+// txMaxInstances bounds the instances of a multi-buffer detection reads for one tx.
+const txMaxInstances = 1 << 16
 
 // The results of one inspect engine (DETECT_ENGINE_INSPECT_SIG_*).
 const (
