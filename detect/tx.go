@@ -66,8 +66,9 @@ type txList struct {
 type txRule struct {
 	// alproto is the rule's protocol (ProtoUnknown for a rule that names none).
 	alproto applayer.Proto
-	// bothDir marks a transactional (=>) rule: it completes on to-client packets, inspecting
-	// the request engines and then the response engines (SIG_FLAG_TXBOTHDIR).
+	// bothDir marks a transactional (=>) rule (SIG_FLAG_TXBOTHDIR): a to-server packet runs
+	// its request engines and stores their result for both directions, a to-client packet
+	// runs whatever is left and completes it.
 	bothDir bool
 	// dirs are the directions in which the rule is inspected.
 	dirs [2]bool
@@ -309,9 +310,6 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 			firstErr = Missing{"app-layer protocol", r.AppProto}
 		}
 		return nil, firstErr
-	}
-	if t.bothDir {
-		t.dirs = [2]bool{false, true}
 	}
 	t.hasMPM = fpBuf != nil
 	return t, nil

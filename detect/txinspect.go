@@ -28,7 +28,8 @@ type txThread struct {
 	// xs holds the transformed buffers of one packet.
 	xs *transform.Scratch
 	// newItems are the states a transaction's walk adds; merged into its store after it.
-	newItems, merged []txItem
+	// mirror are those of transactional rules, stored in the other direction too.
+	newItems, merged, mirror []txItem
 	// Counters: TxInspected counts the transactions inspected, TxStateFull the states that
 	// were not stored because the worker's pool was full.
 	TxInspected, TxStateFull uint64
@@ -302,7 +303,7 @@ func (e *Engine) inspectTx(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir fl
 			cs.Add(int(it.iid))
 		}
 	}
-	tt.newItems = tt.newItems[:0]
+	tt.newItems, tt.mirror = tt.newItems[:0], tt.mirror[:0]
 	j := 0
 	for iid, ok := cs.Next(0); ok; iid, ok = cs.Next(iid + 1) {
 		var flags *uint32
@@ -327,6 +328,10 @@ func (e *Engine) inspectTx(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir fl
 			*flags = fl
 		} else if keep {
 			tt.newItems = append(tt.newItems, txItem{iid: uint32(iid), flags: fl})
+			if r.tx.bothDir && dir == flow.ToServer {
+				// DetectRunStoreStateTx: also in the other direction's state.
+				tt.mirror = append(tt.mirror, txItem{iid: uint32(iid), flags: fl})
+			}
 		}
 		if res {
 			r.post.Apply(&tc.in)
@@ -346,12 +351,25 @@ func (e *Engine) inspectTx(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir fl
 			}
 		}
 	}
+	if len(tt.mirror) > 0 {
+		if s := e.txStore(tc, td, flow.ToClient); s != nil {
+			tt.merged = mergeItems(tt.merged[:0], s.items, tt.mirror)
+			s.items, tt.merged = tt.merged, s.items
+		}
+	}
 }
 
-// mergeItems merges two iid-ordered item lists into dst.
+// mergeItems merges two iid-ordered item lists into dst; an iid in both keeps a's flags
+// with b's engine bits added.
 func mergeItems(dst, a, b []txItem) []txItem {
 	i, k := 0, 0
 	for i < len(a) && k < len(b) {
+		if a[i].iid == b[k].iid {
+			dst = append(dst, txItem{iid: a[i].iid, flags: a[i].flags | b[k].flags&^(stFull|stCant)})
+			i++
+			k++
+			continue
+		}
 		if a[i].iid < b[k].iid {
 			dst = append(dst, a[i])
 			i++
@@ -458,8 +476,19 @@ func (e *Engine) inspectTxRule(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, di
 		if flags&bit != 0 {
 			continue
 		}
-		if en.dir != dir && !t.bothDir {
-			continue
+		if en.dir != dir {
+			if !t.bothDir {
+				continue
+			}
+			// A transactional rule's response engines wait for a to-client packet; the
+			// request engines run on either side (DetectRunTxInspectRule).
+			if dir == flow.ToServer {
+				if k == len(engines)-1 {
+					reachedEnd = false
+					break
+				}
+				continue
+			}
 		}
 		prog := td.Progress[en.dir]
 		if prog < en.progress {

@@ -542,3 +542,20 @@ func TestTxTransforms(t *testing.T) {
 		{ts, "GET /admin\n\n.\n", []string{"1/1", "2/1", "3/1"}},
 	})
 }
+
+// TestTxBothDirPorts: a transactional rule written for the server's port matches: its request
+// engines run on the to-server packet, whose header the rule's fields accept, and their
+// result is stored for the to-client side too (src/detect-engine-state.c:
+// DetectRunStoreStateTx), which only continues it; a new inspection on a to-client packet
+// fails the header.
+func TestTxBothDirPorts(t *testing.T) {
+	rs := []string{
+		`alert http any any => any 80 (msg:"GET then 200, server port"; http.method; content:"GET"; http.stat_code; content:"200"; sid:1;)`,
+		`alert http any any => any 8080 (msg:"other port"; http.method; content:"GET"; http.stat_code; content:"200"; sid:2;)`,
+	}
+	runSteps(t, rs, []step{
+		{ts, "GET /\n\n.\n", nil},
+		{tc, "200\n\n.\n", []string{"1/0"}},
+		{tc, "200\n\n.\n", nil}, // a response without request: its request side never ran
+	})
+}
