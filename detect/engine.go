@@ -8,9 +8,12 @@
 // The engine inspects the packet payload (pkt_data), the raw stream data the stream engine
 // hands over with a TCP packet (stream.go: stream rules first, then the packet, as Suricata
 // does), the tcp.hdr buffer, and the packet, flow and state keywords of packages
-// detect/payload and detect/match. Rules that need anything else
-// (app-layer buffers and protocols, thresholds, transforms) fail to load with "... is not
-// supported yet", so nothing is ever loaded half-evaluated.
+// detect/payload and detect/match. After the packet rules, the transaction stage (txProgram,
+// tx*.go) inspects the app-layer transactions of the packet's flow with the rules that use
+// app-layer buffers, through the buffers the protocols register in package applayer. Rules
+// that need anything else (a protocol without a parser, a buffer no protocol registered,
+// payload content together with app-layer buffers) fail to load with "... is not supported
+// yet", so nothing is ever loaded half-evaluated.
 package detect
 
 import (
@@ -196,9 +199,9 @@ func (r *Rule) perPacket() bool {
 
 // Candidacy says how the rule becomes a candidate for a packet (--engine-analysis): "mpm" (its
 // fast pattern), "tx-mpm" (a transaction whose buffer holds its fast pattern), "tx" (every
-// transaction of its protocol), "ip-only" (once per flow direction), "decode-event" (packets with its event),
-// "witness" (its header keyword witness holds; witness names the keyword) or "every packet"
-// (its header accepts the packet; reason says why it has no witness).
+// transaction of its protocol), "ip-only" (once per flow direction), "decode-event" (packets
+// with its event), "witness" (its header keyword witness holds; witness names the keyword) or
+// "every packet" (its header accepts the packet; reason says why it has no witness).
 func (r *Rule) Candidacy() (kind, witness, reason string) {
 	switch {
 	case r.tx != nil && r.tx.hasMPM:

@@ -300,6 +300,9 @@ func TestTxNoAllocs(t *testing.T) {
 		`alert http any any -> any any (http.header; content:"nope"; sid:3;)`,
 		`alert http any any -> any any (app-layer-event:http.missing_host_header; sid:4;)`,
 		`alert tcp any any -> any any (content:"zzz"; sid:5;)`,
+		`alert http any any -> any any (http.uri; to_uppercase; content:"/ZZ"; sid:6;)`,
+		`alert http any any => any any (http.method; content:"GET"; http.stat_code; content:"200"; sid:7;)`,
+		`alert http any any -> any any (http.request_header; content:"Y"; sid:8;)`,
 	)
 	c := newConn(t, e)
 	c.send(ts, "GET /a\nX: 1\n\nbody\n")
