@@ -173,6 +173,9 @@ func (e *Engine) runTx(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.D
 	if fa == nil || f == nil || fa.State == nil || fa.Parser == nil || fa.Disabled && !p.Pseudo() {
 		return
 	}
+	if f.Proto != p.IPProto {
+		return // an ICMP error about the flow (DetectRun: pflow->proto == p->proto)
+	}
 	if p.IsTCP() && !p.Pseudo() && (!f.PacketEstablished() || !fa.Updated[dir]) {
 		return
 	}

@@ -48,6 +48,7 @@ func newConn(t testing.TB, cfg detect.Config, texts ...string) *conn {
 	t.Cleanup(tc.Close)
 	c := &conn{t: t, e: e, tc: tc, f: flow.NewDetached()}
 	c.f.SetPacketEstablished(true)
+	c.f.Proto = decode.ProtoTCP
 	c.fa = applayer.FlowApp{Proto: applayer.ProtoHTTP1, ProtoDir: [2]applayer.Proto{applayer.ProtoHTTP1, applayer.ProtoHTTP1},
 		Parser: http.Parser, State: http.NewPool(nil).NewState(applayer.FlowInfo{})}
 	return c
@@ -131,4 +132,33 @@ func TestHTTPBuffers(t *testing.T) {
 		{tc, "hello", []string{"6/0"}},
 		{ts, "GET /other HTTP/1.1\r\n\r\n", []string{"9/1"}},
 	})
+}
+
+// BenchmarkHTTPTx: 200 tx rules over the real HTTP/1 buffers, a packet that adds to an
+// existing request's body (the tx is inspected again: its body engines at BODY).
+func BenchmarkHTTPTx(b *testing.B) {
+	var texts []string
+	for i := 0; i < 200; i++ {
+		switch i % 4 {
+		case 0:
+			texts = append(texts, fmt.Sprintf(`alert http any any -> any any (http.uri; content:"/p%d"; sid:%d;)`, i, i+1))
+		case 1:
+			texts = append(texts, fmt.Sprintf(`alert http any any -> any any (http.method; content:"POST"; http.header; content:"H%d"; sid:%d;)`, i, i+1))
+		case 2:
+			texts = append(texts, fmt.Sprintf(`alert http any any -> any any (http.request_body; content:"body%d"; sid:%d;)`, i, i+1))
+		case 3:
+			texts = append(texts, fmt.Sprintf(`alert http any any -> any any (http.user_agent; content:!"X%d"; sid:%d;)`, i, i+1))
+		}
+	}
+	c := newConn(b, detect.Config{}, texts...)
+	c.send(ts, "POST /index HTTP/1.1\r\nHost: a\r\nUser-Agent: b\r\nContent-Length: 100000000\r\n\r\nsome body")
+	p := packet(ts, "more body")
+	st := c.fa.State
+	b.ReportAllocs()
+	for b.Loop() {
+		st.TxAt(0).TxData().Updated[ts] = true
+		c.fa.Updated[ts] = true
+		c.tc.SetApp(&c.fa, applayer.GetCtx{})
+		c.e.Inspect(c.tc, p, c.f, ts)
+	}
 }

@@ -58,6 +58,7 @@ func newConn(t testing.TB, e *detect.Engine) *conn {
 	t.Cleanup(tc.Close)
 	c := &conn{t: t, e: e, tc: tc, f: flow.NewDetached(), st: &lineState{}}
 	c.f.SetPacketEstablished(true)
+	c.f.Proto = decode.ProtoTCP
 	c.fa = applayer.FlowApp{Proto: applayer.ProtoHTTP1, ProtoDir: [2]applayer.Proto{applayer.ProtoHTTP1, applayer.ProtoHTTP1},
 		Parser: lineParser, State: c.st}
 	return c
@@ -561,4 +562,24 @@ func TestTxBothDirPorts(t *testing.T) {
 		{tc, "200\n\n.\n", []string{"1/0"}},
 		{tc, "200\n\n.\n", nil}, // a response without request: its request side never ran
 	})
+}
+
+// TestTxICMPErrorSkipped: an ICMP error that belongs to a TCP flow is not a packet of the
+// flow's app layer: no tx inspection runs for it (DetectRun: pflow->proto == p->proto).
+func TestTxICMPErrorSkipped(t *testing.T) {
+	c := newConn(t, build(t, detect.Config{}, `alert http any any -> any any (http.method; content:"GET"; sid:1;)`))
+	c.st.Parse(ts, []byte("GET /\n"), 0)
+	c.fa.Updated[ts] = true
+	p := packet(ts, "")
+	p.IPProto, p.HasL4 = decode.ProtoICMP, true
+	c.inspect(p, ts, applayer.GetCtx{})
+	if got := c.alerts(); got != nil {
+		t.Errorf("icmp: %q", got)
+	}
+	c.fa.Updated[ts] = true
+	c.st.txs[0].td.Updated[ts] = true
+	c.inspect(packet(ts, ""), ts, applayer.GetCtx{})
+	if got := c.alerts(); !slices.Equal(got, []string{"1/0"}) {
+		t.Errorf("tcp: %q", got)
+	}
 }
