@@ -21,13 +21,15 @@ type Missing struct {
 	// kinds the engine cannot run together yet).
 	Kind string
 	// Name names it: the protocol ("http"), the keyword ("http.uri"), the hook
-	// ("http1:request_line") or the combination.
+	// ("http1:request_line") or the combination ("pkt_data+app-layer").
 	Name string
 }
 
 // Error gives the reason a rule with m fails to load.
 func (m Missing) Error() string {
 	switch m.Kind {
+	case "combination":
+		return fmt.Sprintf("%s content together with app-layer buffers is not supported yet", strings.TrimSuffix(m.Name, "+app-layer"))
 	case "firewall app-layer hook":
 		return fmt.Sprintf("firewall app-layer hook %s is not supported yet (it needs app-layer parsing)", m.Name)
 	default:
@@ -119,12 +121,12 @@ func missing(r *rules.Rule, firstOnly bool) []Missing {
 	}
 	if hasTx && hasPkt {
 		// §2.5: the stream inspect engine of a tx rule.
-		if add(Missing{"combination", "of payload content and app-layer buffers"}) {
+		if add(Missing{"combination", "pkt_data+app-layer"}) {
 			return out
 		}
 	}
 	if hasTx && hasTCPHdr {
-		if add(Missing{"combination", "of tcp.hdr and app-layer buffers"}) {
+		if add(Missing{"combination", "tcp.hdr+app-layer"}) {
 			return out
 		}
 	}
