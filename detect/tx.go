@@ -178,7 +178,7 @@ func txEvents(b *rules.Buffer, p applayer.Proto) ([]uint8, error) {
 			return nil, fmt.Errorf("app-layer-event %s has no protocol", o.Value)
 		}
 		ep, known := applayer.ProtoByName(proto)
-		if !known || !applayer.Equals(ep, p) && !(ep == applayer.ProtoHTTP1 && p == applayer.ProtoHTTP1) {
+		if !known || !applayer.Equals(ep, p) {
 			return nil, fmt.Errorf("app-layer-event %s is not for %s", o.Value, p)
 		}
 		id, found := applayer.EventByName(p, name)
