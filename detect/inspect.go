@@ -258,6 +258,10 @@ func (e *Engine) walkTD(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, iid int, 
 	cs := tc.cands
 	for ; ok; iid, ok = cs.Next(iid + 1) {
 		r := e.rules[iid]
+		if r.tx != nil {
+			tc.noteTxCandidate(r.IID) // a tx rule: inspected by the transaction stage
+			continue
+		}
 		if r.ipOnly && ipOnlyDone || r.flowStart && !flowStart || r.synNoToClient && tc.in.Dir == flow.ToClient ||
 			!r.matches(tc, p) {
 			continue

@@ -29,7 +29,7 @@ type Missing struct {
 func (m Missing) Error() string {
 	switch m.Kind {
 	case "combination":
-		return fmt.Sprintf("%s content together with app-layer buffers is not supported yet", strings.TrimSuffix(m.Name, "+app-layer"))
+		return fmt.Sprintf("%s content together with app-layer buffers in this rule is not supported yet", strings.TrimSuffix(m.Name, "+app-layer"))
 	case "firewall app-layer hook":
 		return fmt.Sprintf("firewall app-layer hook %s is not supported yet (it needs app-layer parsing)", m.Name)
 	default:
@@ -119,7 +119,7 @@ func missing(r *rules.Rule, firstOnly bool) []Missing {
 			}
 		}
 	}
-	if hasTx && hasPkt {
+	if hasTx && hasPkt && h.Direction == rules.DirTransactional {
 		// §2.5: the stream inspect engine of a tx rule.
 		if add(Missing{"combination", "pkt_data+app-layer"}) {
 			return out

@@ -59,7 +59,10 @@ func (e *Engine) buildPrefilter() (prefilterIndex, error) {
 	pf := prefilterIndex{nFW: e.fw.nFW}
 	for _, r := range e.rules {
 		if r.tx != nil {
-			continue // the transaction stage finds its candidates (txProgram)
+			// The transaction stage finds its candidates (txProgram); one whose fast
+			// pattern is payload content is found by the packet's database and handed over.
+			r.hasMPM = r.tx.streamMPM && !e.cfg.NoTxPrefilter
+			continue
 		}
 		fp, ok := r.Src.FastPattern()
 		if ok && fp.Buffer == "pkt_data" && !fp.Content.Negated && len(fp.Pattern()) > 0 {

@@ -30,8 +30,8 @@ type txProgram struct {
 	dbs []*hs.Database
 	// maxHits is the most pattern ids of one database.
 	maxHits int
-	// n counts the tx rules.
-	n int
+	// n counts the tx rules, streamMPM those the packet prefilter finds.
+	n, streamMPM int
 }
 
 // txProto is one protocol's tables.
@@ -72,8 +72,9 @@ type txRule struct {
 	bothDir bool
 	// dirs are the directions in which the rule is inspected.
 	dirs [2]bool
-	// hasMPM says the rule becomes a candidate through a list's database.
-	hasMPM bool
+	// hasMPM says the rule becomes a candidate through a list's database, streamMPM through
+	// the packet's (its fast pattern is payload content: the packet walk hands it over).
+	hasMPM, streamMPM bool
 	// protos are the engines per protocol the rule applies to.
 	protos []txRuleProto
 }
@@ -88,9 +89,18 @@ type txRuleProto struct {
 // maxTxEngines bounds a rule's engines: each has a bit in the stored state's flags.
 const maxTxEngines = 30
 
-// txEngine is one inspect engine: a buffer engine (list >= 0) running a payload program,
-// or an app-layer-event engine (list < 0).
+// The kinds of inspect engine.
+const (
+	engBuffer uint8 = iota // a buffer's payload program
+	engEvent               // app-layer-event
+	engStream              // the rule's payload content on the packet's stream data (§2.5)
+)
+
+// txEngine is one inspect engine: a buffer engine running a payload program on its list's
+// buffer, an app-layer-event engine, or the stream engine of a rule that also has payload
+// content (AppendStreamInspectEngine).
 type txEngine struct {
+	kind     uint8
 	list     int32
 	dir      flow.Direction
 	progress uint8
@@ -228,7 +238,14 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 	}
 	fp, hasFP := r.FastPattern()
 	var fpBuf *rules.Buffer
+	var pkt *rules.Buffer // payload content: a stream engine
+	for _, b := range r.Buffers {
+		if b.Name == "pkt_data" && len(b.Matches) > 0 {
+			pkt = b
+		}
+	}
 	if hasFP && !fp.Content.Negated && len(fp.Pattern()) > 0 && !t.bothDir {
+		t.streamMPM = fp.Buffer == "pkt_data"
 		for _, b := range bufs {
 			for _, m := range b.Matches {
 				if m.Arg == fp.Content {
@@ -254,7 +271,7 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 				// following the rule's direction.
 				for d := range 2 {
 					if ruleDirs[d] {
-						engines = append(engines, txEngine{list: -1, dir: flow.Direction(d), events: evs, complete: parser.Complete[d]})
+						engines = append(engines, txEngine{kind: engEvent, list: -1, dir: flow.Direction(d), events: evs, complete: parser.Complete[d]})
 					}
 				}
 				continue
@@ -282,6 +299,15 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 		}
 		if !ok {
 			continue
+		}
+		if pkt != nil {
+			// AppendStreamInspectEngine: progress 0, the rule's directions; the fast-pattern
+			// engine when the fast pattern is payload content.
+			for d := range 2 {
+				if ruleDirs[d] {
+					engines = append(engines, txEngine{kind: engStream, list: -1, dir: flow.Direction(d), mpm: t.streamMPM})
+				}
+			}
 		}
 		if len(engines) > maxTxEngines {
 			return nil, fmt.Errorf("rule has %d app-layer inspect engines, more than %d", len(engines), maxTxEngines)
@@ -369,6 +395,9 @@ func (e *Engine) buildTx() (txProgram, error) {
 			continue
 		}
 		tp.n++
+		if t.streamMPM && !e.cfg.NoTxPrefilter {
+			tp.streamMPM++
+		}
 		bufs := txBuffersOf(r.Src)
 		for pi := range t.protos {
 			rp := &t.protos[pi]
@@ -380,7 +409,14 @@ func (e *Engine) buildTx() (txProgram, error) {
 			inMPM := [2]bool{}
 			for k := range rp.engines {
 				en := &rp.engines[k]
-				if en.list == -1 {
+				if en.kind == engStream && en.mpm {
+					if e.cfg.NoTxPrefilter {
+						en.mpm = false
+					} else {
+						inMPM[en.dir] = true
+					}
+				}
+				if en.kind != engBuffer {
 					continue
 				}
 				ab := bufferFor(bufs[-2-en.list].Name, rp.proto)

@@ -30,6 +30,9 @@ type txThread struct {
 	// newItems are the states a transaction's walk adds; merged into its store after it.
 	// mirror are those of transactional rules, stored in the other direction too.
 	newItems, merged, mirror []txItem
+	// pkt are the tx rules the packet walk found through the packet's fast patterns (their
+	// fast pattern is payload content), in iid order.
+	pkt []uint32
 	// Counters: TxInspected counts the transactions inspected, TxStateFull the states that
 	// were not stored because the worker's pool was full.
 	TxInspected, TxStateFull uint64
@@ -48,6 +51,7 @@ func (tc *ThreadCtx) initTx() error {
 	tp := &tc.e.tx
 	tc.tx.cands = candidates.New(len(tc.e.rules))
 	tc.tx.cache = make([]txCache, 2*len(tp.lists))
+	tc.tx.pkt = make([]uint32, 0, tp.streamMPM)
 	tc.tx.xs = transform.NewScratch()
 	if len(tp.dbs) == 0 {
 		return nil
@@ -81,7 +85,10 @@ func (tc *ThreadCtx) SetApp(fa *applayer.FlowApp, ctx applayer.GetCtx) {
 }
 
 // endApp forgets the packet's app layer.
-func (tc *ThreadCtx) endApp() { tc.tx.app, tc.in.App = nil, nil }
+func (tc *ThreadCtx) endApp() { tc.tx.app, tc.in.App, tc.tx.pkt = nil, nil, tc.tx.pkt[:0] }
+
+// noteTxCandidate records a tx rule the packet's prefilter made a candidate (walkTD).
+func (tc *ThreadCtx) noteTxCandidate(iid uint32) { tc.tx.pkt = append(tc.tx.pkt, iid) }
 
 // ReleaseTx frees detection's state of a transaction; the pipeline calls it for every
 // transaction it frees (State.FreeTxs) or resets, before its TxData is reused. It may be
@@ -301,6 +308,10 @@ func (e *Engine) inspectTx(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir fl
 	for _, iid := range tabs.always[dir] {
 		cs.Add(int(iid))
 	}
+	// RuleMatchCandidateMergeStateRules: the tx rules the packet's own prefilter found.
+	for _, iid := range tt.pkt {
+		cs.Add(int(iid))
+	}
 	if store != nil {
 		for _, it := range store.items {
 			cs.Add(int(it.iid))
@@ -505,7 +516,7 @@ func (e *Engine) inspectTxRule(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, di
 				mpmIn = true
 			}
 		}
-		res := e.runEngine(tc, en, tx, td, prog)
+		res := e.runEngine(tc, r, p, en, tx, td, prog)
 		if res == engMatch {
 			flags |= bit
 			total++
@@ -537,8 +548,16 @@ func (e *Engine) inspectTxRule(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, di
 // (DetectEngineInspectBufferGeneric, or its multi-buffer form, where every instance is
 // inspected separately and a miss is retried later), or an app-layer-event engine
 // (DetectEngineAptEventInspect).
-func (e *Engine) runEngine(tc *ThreadCtx, en *txEngine, tx applayer.Tx, td *applayer.TxData, prog uint8) int {
-	if en.list < 0 {
+func (e *Engine) runEngine(tc *ThreadCtx, r *Rule, p *decode.Packet, en *txEngine, tx applayer.Tx, td *applayer.TxData, prog uint8) int {
+	switch en.kind {
+	case engStream:
+		// DetectEngineInspectStream: the raw stream data the packet inspects, or its
+		// payload, as a packet rule's content (payloadMatches); no data yet is "retry".
+		if r.payloadMatches(tc, p) {
+			return engMatch
+		}
+		return engNoMatch
+	case engEvent:
 		for _, ev := range en.events {
 			if !td.Events.Has(ev) {
 				if prog >= en.complete {

@@ -27,7 +27,7 @@ func TestUnsupportedFirstIsCompileReason(t *testing.T) {
 		{`alert tcp any any -> any any (http.uri; to_lowercase; content:"a"; geoip:src,US; sid:4;)`,
 			[]string{"http.uri", "geoip"}}, // transforms on app-layer buffers are supported
 		{`alert tcp any any -> any any (http.uri; content:"a"; pkt_data; content:"b"; sid:5;)`,
-			[]string{"http.uri", "combination pkt_data+app-layer"}},
+			[]string{"http.uri"}},
 		{`alert tcp any any -> any any (dns.query; dotprefix; content:".a"; sid:7;)`,
 			[]string{"dns.query"}},
 		{`alert dns any any -> any any (dns.query; content:"a"; dns.query; content:"b"; sid:6;)`,

@@ -24,6 +24,7 @@ var fuzzRules = []string{
 	`alert http any any -> any any (urilen:>3; http.header; content:!"Z"; sid:6;)`,
 	`alert http any any -> any any (file.data; from_base64; content:"hi"; sid:7;)`,
 	`alert http any any -> any any (content:"G"; sid:8;)`,
+	`alert http any any -> any any (content:"c"; fast_pattern; http.method; content:"G"; sid:9;)`,
 }
 
 // FuzzTxInspect feeds hostile traffic to the stand-in parser and tx detection: op bytes pick

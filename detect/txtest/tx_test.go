@@ -253,6 +253,12 @@ func TestTxMPMMatchesBruteForce(t *testing.T) {
 				}
 				opts = append(opts, c)
 			}
+			switch rng.IntN(6) {
+			case 0: // payload content too: a stream engine (§2.5)
+				opts = append(opts, fmt.Sprintf(`pkt_data; content:"%s";`, words[rng.IntN(len(words))]))
+			case 1: // ... holding the fast pattern
+				opts = append(opts, fmt.Sprintf(`pkt_data; content:"%s"; fast_pattern;`, words[rng.IntN(len(words))]))
+			}
 			text := fmt.Sprintf(`alert http any any -> any any (%s sid:%d;)`, strings.Join(opts, " "), i+1)
 			if _, err := rules.Parse(text); err != nil {
 				continue // directions that conflict
@@ -304,6 +310,7 @@ func TestTxNoAllocs(t *testing.T) {
 		`alert http any any -> any any (http.uri; to_uppercase; content:"/ZZ"; sid:6;)`,
 		`alert http any any => any any (http.method; content:"GET"; http.stat_code; content:"200"; sid:7;)`,
 		`alert http any any -> any any (http.request_header; content:"Y"; sid:8;)`,
+		`alert http any any -> any any (content:"more"; fast_pattern; http.method; content:"GET"; file.data; content:"nix"; sid:9;)`,
 	)
 	c := newConn(t, e)
 	c.send(ts, "GET /a\nX: 1\n\nbody\n")
@@ -582,4 +589,24 @@ func TestTxICMPErrorSkipped(t *testing.T) {
 	if got := c.alerts(); !slices.Equal(got, []string{"1/0"}) {
 		t.Errorf("tcp: %q", got)
 	}
+}
+
+// TestTxStreamEngine follows §2.5 (src/detect-engine.c: AppendStreamInspectEngine,
+// src/detect-engine-payload.c: DetectEngineInspectStream): a rule with app-layer buffers and
+// payload content is a tx rule with a stream engine at progress 0, which inspects the data
+// of the packet inspecting the tx; with the fast pattern in the payload content the rule
+// becomes a candidate when the packet's own database finds it.
+func TestTxStreamEngine(t *testing.T) {
+	rs := []string{
+		`alert http any any -> any any (msg:"method and payload fp"; content:"secret"; fast_pattern; http.method; content:"GET"; sid:1;)`,
+		`alert http any any -> any any (msg:"uri and payload"; http.uri; content:"/a"; pkt_data; content:"zzz"; sid:2;)`,
+		`alert http any any -> any any (msg:"uri fp and payload"; http.uri; content:"/abc"; fast_pattern; pkt_data; content:"q"; sid:3;)`,
+		`alert tcp any any -> any any (msg:"packet rule"; content:"secret"; sid:4;)`,
+	}
+	runSteps(t, rs, []step{
+		{ts, "GET /abc\n", nil},
+		{ts, "X: secret\n", []string{"1/0", "4/-"}},
+		{ts, "Y: zzz q\n", []string{"2/0", "3/0"}},
+		{ts, "\nsecret zzz q\n.\n", []string{"4/-"}},
+	})
 }
