@@ -150,9 +150,11 @@ func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 	if e.firewall {
 		if e.quietFirewall(tc, p, f, dir) {
 			e.inspectFirewallQuiet(tc, p, f, dir)
-			return
+		} else {
+			e.inspectFirewall(tc, p, f, dir)
 		}
-		e.inspectFirewall(tc, p, f, dir)
+		// No tx rules in firewall mode yet: this only moves the inspect ids on.
+		e.runTx(tc, p, f, dir)
 		return
 	}
 	e.inspectIPS(tc, p, f, dir)

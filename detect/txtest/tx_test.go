@@ -610,3 +610,24 @@ func TestTxStreamEngine(t *testing.T) {
 		{ts, "\nsecret zzz q\n.\n", []string{"4/-"}},
 	})
 }
+
+// TestFirewallModeInspectID: firewall mode has no tx rules yet (they are refused), but the
+// inspect ids still move past complete txs, so the framework can free them.
+func TestFirewallModeInspectID(t *testing.T) {
+	var rs []*rules.Rule
+	r, err := rules.Parse(`alert http any any -> any any (http.method; content:"GET"; sid:1;)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs = append(rs, r)
+	e, errs, err := detect.Build(rs, detect.Config{Firewall: true})
+	if err != nil || len(errs) != 1 || !strings.Contains(errs[0].Error(), "firewall mode") {
+		t.Fatalf("tx rule in firewall mode: %v %v", err, errs)
+	}
+	defer e.Close()
+	c := newConn(t, e)
+	c.send(ts, "GET /\n\n.\nGET /2\n")
+	if c.fa.InspectID[ts] != 1 {
+		t.Errorf("inspect id %d, want 1", c.fa.InspectID[ts])
+	}
+}
