@@ -204,7 +204,7 @@ func (r *Rule) perPacket() bool {
 // "every packet" (its header accepts the packet; reason says why it has no witness).
 func (r *Rule) Candidacy() (kind, witness, reason string) {
 	switch {
-	case r.tx != nil && r.tx.hasMPM:
+	case r.tx != nil && (r.tx.hasMPM || r.hasMPM): // a tx buffer's database, or the packet's
 		return "tx-mpm", "", ""
 	case r.tx != nil:
 		return "tx", "", ""
