@@ -30,6 +30,8 @@ type txProgram struct {
 	dbs []*hs.Database
 	// maxHits is the most pattern ids of one database.
 	maxHits int
+	// groups are the tx rules' signature groups (per-group databases).
+	groups txGroups
 	// n counts the tx rules, streamMPM those the packet prefilter finds.
 	n, streamMPM int
 }
@@ -55,11 +57,11 @@ type txList struct {
 	// chain is the list's transform chain (nil without transforms), key its key.
 	chain *transform.Chain
 	key   string
-	// db and patternRules are per direction the list's database and, per pattern id, the
-	// iids of the rules using that pattern (nil without rules).
-	db           [2]*hs.Database
-	patternRules [2][][]uint32
-	pats         [2][]hs.Pattern
+	// grp are per direction and tx group the list's databases (txGroups); pats and patRule
+	// collect the fast patterns and their rules while building.
+	grp     [2][]txMPM
+	pats    [2][]hs.Pattern
+	patRule [2][]uint32
 }
 
 // txRule is the transaction part of one compiled rule.
@@ -389,6 +391,7 @@ func (e *Engine) buildTx() (txProgram, error) {
 		key string
 	}
 	listOf := map[listKey]int32{}
+	var mpmRules [2][]uint32 // per direction the rules with a tx-buffer fast pattern, iid order
 	for _, r := range e.rules {
 		t := r.tx
 		if t == nil {
@@ -438,7 +441,10 @@ func (e *Engine) buildTx() (txProgram, error) {
 					fp, _ := r.Src.FastPattern()
 					l := &tp.lists[li]
 					l.pats[en.dir] = append(l.pats[en.dir], hs.Pattern{Bytes: fp.Pattern(), Nocase: fp.Content.Nocase})
-					l.patternRules[en.dir] = append(l.patternRules[en.dir], []uint32{r.IID})
+					l.patRule[en.dir] = append(l.patRule[en.dir], r.IID)
+					if !inMPM[en.dir] && !slices.Contains(mpmRules[en.dir], r.IID) {
+						mpmRules[en.dir] = append(mpmRules[en.dir], r.IID)
+					}
 					inMPM[en.dir] = true
 				}
 			}
@@ -449,39 +455,10 @@ func (e *Engine) buildTx() (txProgram, error) {
 			}
 		}
 	}
-	// One database per list and direction; equal patterns share an id.
-	for li := range tp.lists {
-		l := &tp.lists[li]
-		for d := range 2 {
-			if len(l.pats[d]) == 0 {
-				continue
-			}
-			type key struct {
-				pat    string
-				nocase bool
-			}
-			ids := map[key]uint32{}
-			var pats []hs.Pattern
-			var prs [][]uint32
-			for k, pt := range l.pats[d] {
-				kk := key{string(pt.Bytes), pt.Nocase}
-				id, ok := ids[kk]
-				if !ok {
-					id = uint32(len(pats))
-					ids[kk] = id
-					pats = append(pats, hs.Pattern{ID: id, Bytes: pt.Bytes, Nocase: pt.Nocase})
-					prs = append(prs, nil)
-				}
-				prs[id] = append(prs[id], l.patternRules[d][k]...)
-			}
-			db, err := hs.Compile(pats, hs.Options{CacheDir: e.cfg.MPMCacheDir})
-			if err != nil {
-				return txProgram{}, fmt.Errorf("detect: %s fast patterns: %w", l.buf.Name, err)
-			}
-			l.db[d], l.patternRules[d], l.pats[d] = db, prs, nil
-			tp.dbs = append(tp.dbs, db)
-			tp.maxHits = max(tp.maxHits, len(pats))
-		}
+	// Per list, direction and signature group one database.
+	tp.groups = e.buildTxGroups(mpmRules)
+	if err := e.compileTxGroups(&tp); err != nil {
+		return txProgram{}, err
 	}
 	for p, tabs := range tp.protos {
 		if tabs == nil {
@@ -489,7 +466,7 @@ func (e *Engine) buildTx() (txProgram, error) {
 		}
 		for d := range 2 {
 			for li := range tp.lists {
-				if l := &tp.lists[li]; l.buf.Proto == applayer.Proto(p) && l.db[d] != nil {
+				if l := &tp.lists[li]; l.buf.Proto == applayer.Proto(p) && l.grp[d] != nil {
 					tabs.mpm[d] = append(tabs.mpm[d], int32(li))
 				}
 			}

@@ -280,6 +280,7 @@ func (e *Engine) inspectTx(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir fl
 		dp = store.detectProgress
 	}
 	newDP := dp
+	g := tp.groups.groupOf(p, dir)
 	// DetectRunPrefilterTx: the databases of the buffers whose progress the tx reached, but
 	// not again once the tx went past a buffer's progress after its scan.
 	for _, li := range tabs.mpm[dir] {
@@ -291,12 +292,16 @@ func (e *Engine) inspectTx(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir fl
 		if prog > lp && dp > lp {
 			continue
 		}
+		m := &l.grp[dir][g]
+		if m.db == nil {
+			continue // no rule of the packet's group has its fast pattern here
+		}
 		for i := 0; ; i++ {
 			data, ok := tt.buffer(l, int(li), tx, dir, i)
 			if !ok {
 				break
 			}
-			e.scanTx(tc, l, dir, data)
+			e.scanTx(tc, m, data)
 			if !l.buf.Multi {
 				break
 			}
@@ -398,15 +403,14 @@ func mergeItems(dst, a, b []txItem) []txItem {
 
 // scanTx runs a list's database over one buffer instance and adds the rules of the
 // patterns found.
-func (e *Engine) scanTx(tc *ThreadCtx, l *txList, dir flow.Direction, data []byte) {
-	db := l.db[dir]
+func (e *Engine) scanTx(tc *ThreadCtx, m *txMPM, data []byte) {
 	tc.MPMScans++
-	n, err := tc.scanner.Scan(db, data, tc.tx.hits)
+	n, err := tc.scanner.Scan(m.db, data, tc.tx.hits)
 	if err != nil {
 		// A failed scan must not read as "no pattern": every rule of the database is a
 		// candidate and its engines decide.
 		tc.MPMErrors++
-		for _, iids := range l.patternRules[dir] {
+		for _, iids := range m.patternRules {
 			for _, iid := range iids {
 				tc.tx.cands.Add(int(iid))
 			}
@@ -414,7 +418,7 @@ func (e *Engine) scanTx(tc *ThreadCtx, l *txList, dir flow.Direction, data []byt
 		return
 	}
 	for _, id := range tc.tx.hits[:n] {
-		for _, iid := range l.patternRules[dir][id] {
+		for _, iid := range m.patternRules[id] {
 			tc.tx.cands.Add(int(iid))
 		}
 	}

@@ -1,6 +1,7 @@
 package txtest_test
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
@@ -30,6 +31,8 @@ type conn struct {
 	fa applayer.FlowApp
 	// free frees complete txs after each packet.
 	free bool
+	// port is the server's port (0: 80).
+	port uint16
 }
 
 func build(t testing.TB, cfg detect.Config, texts ...string) *detect.Engine {
@@ -64,8 +67,10 @@ func newConn(t testing.TB, e *detect.Engine) *conn {
 	return c
 }
 
-func packet(dir flow.Direction, payload string) *decode.Packet {
-	src, dst, sp, dp := "10.0.0.1", "10.0.0.2", uint16(40000), uint16(80)
+func packet(dir flow.Direction, payload string) *decode.Packet { return packetPort(dir, payload, 80) }
+
+func packetPort(dir flow.Direction, payload string, port uint16) *decode.Packet {
+	src, dst, sp, dp := "10.0.0.1", "10.0.0.2", uint16(40000), port
 	if dir == flow.ToClient {
 		src, dst, sp, dp = dst, src, dp, sp
 	}
@@ -79,7 +84,7 @@ func packet(dir flow.Direction, payload string) *decode.Packet {
 func (c *conn) send(dir flow.Direction, data string) []string {
 	c.st.Parse(dir, []byte(data), 0)
 	c.fa.Updated[dir] = data != ""
-	c.inspect(packet(dir, data), dir, applayer.GetCtx{})
+	c.inspect(packetPort(dir, data, cmp.Or(c.port, 80)), dir, applayer.GetCtx{})
 	return c.alerts()
 }
 
@@ -233,7 +238,7 @@ func TestTxMPMMatchesBruteForce(t *testing.T) {
 	words := []string{"GET", "POST", "/a", "/adm", "X-A", "Server", "200", "404", "ab", "needle", "x"}
 	bufs := []string{"http.method", "http.uri", "http.header", "file.data", "http.stat_code", "http.request_header"}
 	alerts := 0
-	for round := 0; round < 40; round++ {
+	for round := 0; round < 80; round++ {
 		var texts []string
 		for i := 0; i < 30; i++ {
 			var opts []string
@@ -259,7 +264,9 @@ func TestTxMPMMatchesBruteForce(t *testing.T) {
 			case 1: // ... holding the fast pattern
 				opts = append(opts, fmt.Sprintf(`pkt_data; content:"%s"; fast_pattern;`, words[rng.IntN(len(words))]))
 			}
-			text := fmt.Sprintf(`alert http any any -> any any (%s sid:%d;)`, strings.Join(opts, " "), i+1)
+			ports := []string{"any", "80", "!80", "8080", "[80,443]", "1024:"}
+			hdr := fmt.Sprintf("any %s -> any %s", ports[rng.IntN(2)*rng.IntN(len(ports))], ports[rng.IntN(len(ports))])
+			text := fmt.Sprintf(`alert http %s (%s sid:%d;)`, hdr, strings.Join(opts, " "), i+1)
 			if _, err := rules.Parse(text); err != nil {
 				continue // directions that conflict
 			}
@@ -283,8 +290,10 @@ func TestTxMPMMatchesBruteForce(t *testing.T) {
 			}
 			traffic = append(traffic, step{dir: dir, data: b.String()})
 		}
+		port := []uint16{80, 8080, 443, 2000}[round%4]
 		with := newConn(t, build(t, detect.Config{}, texts...))
 		without := newConn(t, build(t, detect.Config{NoTxPrefilter: true}, texts...))
+		with.port, without.port = port, port
 		for i, s := range traffic {
 			a, b := with.send(s.dir, s.data), without.send(s.dir, s.data)
 			alerts += len(a)
