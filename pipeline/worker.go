@@ -82,6 +82,9 @@ func newWorker(id, n int, cfg *Config) (*worker, error) {
 		}
 		w.tc = tc
 		w.alerts = cfg.ruleAlerts()
+		if w.app != nil {
+			w.app.l.OnRelease(tc.ReleaseTx)
+		}
 	}
 	return w, nil
 }
@@ -262,6 +265,7 @@ func (w *worker) inspect(pc *packetCtx) bool {
 		}
 		return false
 	}
+	w.setApp(pc)
 	w.cfg.Engine.Inspect(w.tc, pc.p, f, pc.dir)
 	if f != nil && f.Action == flow.ActionNone {
 		switch w.tc.Queue.FlowVerdict() {
@@ -292,6 +296,7 @@ func (w *worker) inspectFirewall(pc *packetCtx) {
 	case f != nil && f.Action == flow.ActionPass && f.Accept:
 		v.Action |= alert.ActionAccept // accept:flow,pass:flow: nothing left to inspect
 	default:
+		w.setApp(pc)
 		e.Inspect(tc, pc.p, f, pc.dir)
 	}
 }
