@@ -123,6 +123,15 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 	if h.Direction == rules.DirBoth && !sameSides(h) {
 		rev := *c
 		rev.src, rev.dst, rev.sp, rev.dp = c.dst, c.src, c.dp, c.sp
+		if c.tx != nil {
+			// The build resolves each engine's list in place: each side has its own.
+			tx := *c.tx
+			tx.protos = slices.Clone(tx.protos)
+			for i := range tx.protos {
+				tx.protos[i].engines = slices.Clone(tx.protos[i].engines)
+			}
+			rev.tx = &tx
+		}
 		out = append(out, &rev)
 	}
 	for _, o := range out {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/meerkat-ids/meerkat/applayer/http" // the binary registers HTTP/1: so does the table
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
