@@ -105,7 +105,27 @@ type Layer struct {
 	pools [protoMax]Pool
 	// maxDepth is per direction the most bytes pattern detection looks at.
 	maxDepth [2]int
+	// release is told of every tx about to be freed (detection's per-tx state).
+	release  func(td *TxData)
 	Counters Counters
+}
+
+// OnRelease sets fn to be called for every transaction before it is freed or its state is
+// reset (detection releases its per-tx state: ThreadCtx.ReleaseTx).
+func (l *Layer) OnRelease(fn func(td *TxData)) { l.release = fn }
+
+// releaseTxs tells the release hook of s's transactions with ids below below (all: ^0).
+func (l *Layer) releaseTxs(s State, below uint64) {
+	if l.release == nil || s == nil {
+		return
+	}
+	for i, n := 0, s.TxCount(); i < n; i++ {
+		td := s.TxAt(i).TxData()
+		if td.ID >= below {
+			return
+		}
+		l.release(td)
+	}
 }
 
 // flowApp is a flow's app-layer state: FlowApp plus what protocol detection and the
@@ -133,6 +153,8 @@ type flowApp struct {
 	old       State
 	oldParser *Parser
 	counted   bool
+	// eofSent says the parser was told the direction ended.
+	eofSent [2]bool
 	// txSeen is one past the highest tx id counted.
 	txSeen uint64
 }
@@ -199,6 +221,14 @@ func (l *Layer) Data(f *flow.Flow, pktDir, d Dir, data []byte, flags Flags, synA
 	fa := l.flows.At(f)
 	if fa.Disabled {
 		return DataResult{Consumed: len(data)}
+	}
+	if flags&EOF != 0 && len(data) == 0 {
+		// The direction closed with nothing new: the parser hears of it once
+		// (ReassembleUpdateAppLayer's STREAM_EOF call without data).
+		if fa.eofSent[d] {
+			return DataResult{}
+		}
+		fa.eofSent[d] = true
 	}
 	if fa.firstData == 0 && len(data) > 0 && !fa.sentFirst {
 		fa.firstData = int8(d) + 1
@@ -614,6 +644,9 @@ func (l *Layer) End(f *flow.Flow, dir Dir, pseudo, established bool, done func(t
 	below := uint64(0)
 	n := fa.State.TxCount()
 	for i := range n {
+		fa.State.TxAt(i).TxData().Updated[dir] = false // AppLayerParserTransactionsCleanup
+	}
+	for i := range n {
 		tx := fa.State.TxAt(i)
 		td := tx.TxData()
 		if td.Progress[0] < fa.Parser.Complete[0] || td.Progress[1] < fa.Parser.Complete[1] ||
@@ -623,6 +656,7 @@ func (l *Layer) End(f *flow.Flow, dir Dir, pseudo, established bool, done func(t
 		below = td.ID + 1
 	}
 	if below > 0 {
+		l.releaseTxs(fa.State, below)
 		fa.State.FreeTxs(below)
 	}
 }
@@ -630,10 +664,12 @@ func (l *Layer) End(f *flow.Flow, dir Dir, pseudo, established bool, done func(t
 // Release ends f's app-layer state: its parser states go back to their pools.
 func (l *Layer) Release(f *flow.Flow) {
 	fa := l.flows.At(f)
-	if fa.State != nil && l.pools[fa.Proto] != nil {
-		l.pools[fa.Proto].Put(fa.State)
+	if fa.State != nil && fa.Parser != nil && l.pools[fa.Parser.Proto] != nil {
+		l.releaseTxs(fa.State, ^uint64(0))
+		l.pools[fa.Parser.Proto].Put(fa.State)
 	}
 	if fa.old != nil && fa.oldParser != nil && l.pools[fa.oldParser.Proto] != nil {
+		l.releaseTxs(fa.old, ^uint64(0))
 		l.pools[fa.oldParser.Proto].Put(fa.old)
 	}
 	*fa = flowApp{}

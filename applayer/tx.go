@@ -56,6 +56,9 @@ type TxData struct {
 	// into detection's own per-flow storage, 0 for none yet. The framework resets it with
 	// the tx.
 	Detect [2]uint32
+	// EventsLogged are the events the anomaly logger has written (each event is logged
+	// once, as JsonAnomalyTxLogger's event_last_logged keeps it).
+	EventsLogged Events
 	// GuessLogged counts the alerts of packet rules that were given this tx as a guess
 	// (detect.guess-applayer-tx, limited by detect.stream-tx-log-limit).
 	GuessLogged uint8

@@ -15,6 +15,9 @@ type Outputs struct {
 	EVE EVEOutput
 	// EVELogs are all eve-log entries in order (Suricata allows several).
 	EVELogs []EVEOutput
+	// FileStoreMD5, FileStoreSHA1 and FileStoreSHA256 are the digests the enabled
+	// file-store outputs force (force-hash, force-md5).
+	FileStoreMD5, FileStoreSHA1, FileStoreSHA256 bool
 }
 
 // Output is one entry of outputs ("- fast: {...}").
@@ -77,6 +80,12 @@ type EVEOutput struct {
 	Stats StatsOptions
 	// Anomaly holds the options of the anomaly type.
 	Anomaly AnomalyOptions
+	// HTTP holds the options of the http type.
+	HTTP HTTPOptions
+	// Files holds the options of the files type (fileinfo records).
+	Files FilesOptions
+	// XFF is eve-log's own xff section, used by the types without one.
+	XFF XFFOptions
 	// Node holds all its settings.
 	Node *Node
 }
@@ -144,6 +153,50 @@ type AlertOptions struct {
 	RuleRaw bool
 	// RuleReference is metadata.rule.reference [no]: the rule's references.
 	RuleReference bool
+	// XFF is the alert type's xff section.
+	XFF XFFOptions
+}
+
+// XFFOptions are an xff section (eve-log.xff or a type's): HttpXFFGetCfg's settings.
+type XFFOptions struct {
+	// Present says the section exists: a type with one uses it (even disabled), one
+	// without uses eve-log's.
+	Present bool
+	// Enabled is enabled [no].
+	Enabled bool
+	// Mode is mode: overwrite or extra-data (anything else, with a warning, is extra-data).
+	Mode string
+	// Deployment is deployment: forward or reverse (anything else is reverse).
+	Deployment string
+	// Header is header [X-Forwarded-For].
+	Header string
+}
+
+// HTTPOptions are the options of the eve-log http type (OutputHttpLogInitSub).
+type HTTPOptions struct {
+	// Enabled is true when http is listed and enabled.
+	Enabled bool
+	// Extended is extended [no; the shipped suricata.yaml says yes].
+	Extended bool
+	// DumpAllHeaders is dump-all-headers: both, request or response ("" none).
+	DumpAllHeaders string
+	// Custom lists custom: the fields to log as request_headers/response_headers.
+	Custom []string
+	// XFF is the type's xff section.
+	XFF XFFOptions
+}
+
+// FilesOptions are the options of the eve-log files type (OutputFileLogInitSub).
+type FilesOptions struct {
+	// Enabled is true when files is listed and enabled.
+	Enabled bool
+	// ForceMagic is force-magic [no].
+	ForceMagic bool
+	// ForceMD5, ForceSHA1 and ForceSHA256 are force-hash: [md5, sha1, sha256] (and the
+	// legacy force-md5: yes), as FileForceHashParseCfg reads them.
+	ForceMD5, ForceSHA1, ForceSHA256 bool
+	// XFF is the type's xff section.
+	XFF XFFOptions
 }
 
 // DropOptions are the options of the eve-log drop type.
@@ -221,6 +274,11 @@ func (b *builder) outputs() Outputs {
 			if !fastSet || (!o.Fast.Enabled && f.Enabled) {
 				o.Fast = f
 				fastSet = true
+			}
+		case "file-store":
+			if out.Enabled {
+				m, s1, s2 := b.forceHash(key)
+				o.FileStoreMD5, o.FileStoreSHA1, o.FileStoreSHA256 = o.FileStoreMD5 || m, o.FileStoreSHA1 || s1, o.FileStoreSHA256 || s2
 			}
 		case "eve-log":
 			e := b.eve(key, out)
@@ -314,6 +372,31 @@ func (b *builder) eve(key string, out Output) EVEOutput {
 			}
 		}
 	}
+	e.XFF = b.xff(key)
+	if t, ok := e.Type("alert"); ok && t.Enabled {
+		e.Alert.XFF = b.xff(t.Key)
+	}
+	if t, ok := e.Type("http"); ok && t.Enabled {
+		h := &e.HTTP
+		h.Enabled = true
+		k := t.Key + "."
+		h.Extended = b.bool(k+"extended", false)
+		h.DumpAllHeaders, _ = b.c.String(k + "dump-all-headers")
+		for _, c := range b.c.Children(k + "custom") {
+			if c.Kind == ScalarNode && !c.Null {
+				h.Custom = append(h.Custom, c.Value)
+			}
+		}
+		h.XFF = b.xff(t.Key)
+	}
+	if t, ok := e.Type("files"); ok && t.Enabled {
+		f := &e.Files
+		f.Enabled = true
+		k := t.Key
+		f.ForceMagic = b.bool(k+".force-magic", false)
+		f.ForceMD5, f.ForceSHA1, f.ForceSHA256 = b.forceHash(k)
+		f.XFF = b.xff(t.Key)
+	}
 	e.Drop = DropOptions{Flows: "start"}
 	if t, ok := e.Type("drop"); ok && t.Enabled {
 		d := &e.Drop
@@ -363,4 +446,56 @@ func (b *builder) eve(key string, out Output) EVEOutput {
 		}
 	}
 	return e
+}
+
+// xff reads the xff section under key (HttpXFFGetCfg).
+func (b *builder) xff(key string) XFFOptions {
+	k := key + ".xff"
+	n, ok := b.c.Get(k)
+	if !ok {
+		return XFFOptions{}
+	}
+	x := XFFOptions{Present: true}
+	if n.Kind != MappingNode {
+		return x
+	}
+	x.Enabled = b.bool(k+".enabled", false)
+	x.Mode, _ = b.c.String(k + ".mode")
+	x.Deployment, _ = b.c.String(k + ".deployment")
+	x.Header, _ = b.c.String(k + ".header")
+	if x.Enabled {
+		if x.Mode == "" {
+			b.warn(n, k+".mode", "the XFF mode is not set: using extra-data")
+		} else if !strings.EqualFold(x.Mode, "overwrite") && !strings.EqualFold(x.Mode, "extra-data") {
+			mn, _ := b.c.Get(k + ".mode")
+			b.warn(mn, k+".mode", "invalid XFF mode %q: using extra-data", x.Mode)
+		}
+		if x.Deployment == "" {
+			b.warn(n, k+".deployment", "the XFF deployment is not set: using reverse")
+		} else if !strings.EqualFold(x.Deployment, "forward") && !strings.EqualFold(x.Deployment, "reverse") {
+			dn, _ := b.c.Get(k + ".deployment")
+			b.warn(dn, k+".deployment", "invalid XFF deployment %q: using reverse", x.Deployment)
+		}
+	}
+	return x
+}
+
+// forceHash reads force-hash (a list of md5, sha1, sha256, case-insensitive) and the legacy
+// force-md5 under key (FileForceHashParseCfg).
+func (b *builder) forceHash(key string) (md5, sha1, sha256 bool) {
+	md5 = b.bool(key+".force-md5", false)
+	for _, c := range b.c.Children(key + ".force-hash") {
+		if c.Kind != ScalarNode || c.Null {
+			continue
+		}
+		switch strings.ToLower(c.Value) {
+		case "md5":
+			md5 = true
+		case "sha1":
+			sha1 = true
+		case "sha256":
+			sha256 = true
+		}
+	}
+	return md5, sha1, sha256
 }

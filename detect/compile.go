@@ -69,6 +69,17 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 			return nil, err
 		}
 	}
+	if c.tx, err = compileTx(r); err != nil {
+		return nil, err
+	}
+	if c.tx != nil {
+		c.needPayload = false // no packet mask for stateful rules (DetectRulePacketRules)
+	}
+	if c.tx != nil && e.firewall {
+		// Firewall mode's app-layer tables and their default policies are not built yet.
+		return nil, fmt.Errorf("app-layer transaction rules are not supported in firewall mode yet")
+	}
+	c.alproto, _ = ruleAppProto(r)
 	c.stream = streamModeOf(r)
 	for _, o := range r.Matches {
 		if o.Name != "dsize" {
@@ -112,6 +123,15 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 	if h.Direction == rules.DirBoth && !sameSides(h) {
 		rev := *c
 		rev.src, rev.dst, rev.sp, rev.dp = c.dst, c.src, c.dp, c.sp
+		if c.tx != nil {
+			// The build resolves each engine's list in place: each side has its own.
+			tx := *c.tx
+			tx.protos = slices.Clone(tx.protos)
+			for i := range tx.protos {
+				tx.protos[i].engines = slices.Clone(tx.protos[i].engines)
+			}
+			rev.tx = &tx
+		}
 		out = append(out, &rev)
 	}
 	for _, o := range out {

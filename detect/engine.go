@@ -8,9 +8,12 @@
 // The engine inspects the packet payload (pkt_data), the raw stream data the stream engine
 // hands over with a TCP packet (stream.go: stream rules first, then the packet, as Suricata
 // does), the tcp.hdr buffer, and the packet, flow and state keywords of packages
-// detect/payload and detect/match. Rules that need anything else
-// (app-layer buffers and protocols, thresholds, transforms) fail to load with "... is not
-// supported yet", so nothing is ever loaded half-evaluated.
+// detect/payload and detect/match. After the packet rules, the transaction stage (txProgram,
+// tx*.go) inspects the app-layer transactions of the packet's flow with the rules that use
+// app-layer buffers, through the buffers the protocols register in package applayer. Rules
+// that need anything else (a protocol without a parser, a buffer no protocol registered,
+// payload content together with app-layer buffers) fail to load with "... is not supported
+// yet", so nothing is ever loaded half-evaluated.
 package detect
 
 import (
@@ -18,6 +21,7 @@ import (
 	"sort"
 
 	"github.com/meerkat-ids/meerkat/alert"
+	"github.com/meerkat-ids/meerkat/applayer"
 	"github.com/meerkat-ids/meerkat/config"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/detect/match"
@@ -68,6 +72,16 @@ type Config struct {
 	// State is the mutable state to continue from, normally the State of the engine this one
 	// replaces; nil starts afresh.
 	State *State
+	// GuessAppLayerTx is detect.guess-applayer-tx (default off): a packet rule's alert on a
+	// flow whose direction has exactly one live transaction names it (tx_id, tx_guessed).
+	GuessAppLayerTx bool
+	// StreamTxLogLimit is detect.stream-tx-log-limit: how many packet alerts may name one
+	// transaction that way (0: the default 4).
+	StreamTxLogLimit int
+	// NoTxPrefilter makes every tx rule a candidate for every transaction of its protocol
+	// (for comparisons); by default a rule with a fast pattern in a transaction buffer is a
+	// candidate only when that buffer's database finds it.
+	NoTxPrefilter bool
 }
 
 // Rule is one compiled rule. The fields a candidate walk reads (flags, header, programs) come
@@ -95,6 +109,9 @@ type Rule struct {
 	// never evaluated on a to-client packet.
 	synNoToClient bool
 	hasMPM        bool
+	// alproto is the rule's app-layer protocol (ProtoUnknown for none): a packet rule with
+	// one is skipped while the flow's protocol does not equal it (DetectRulePacketRules).
+	alproto applayer.Proto
 	// toFlow is set when the rule's drop or pass applies to the whole flow (§2.4: explicit
 	// :flow scope, or auto scope for IP-only, like-IP-only, PD-only and app-layer types; stream
 	// and packet types act on the packet, since this engine's matches are never stateful yet).
@@ -108,6 +125,9 @@ type Rule struct {
 	payload *payload.Program // pkt_data; nil when the rule has no payload keywords
 	// tcpHdr is the rule's tcp.hdr buffer (the TCP header with its options); nil without one.
 	tcpHdr *payload.Program
+	// tx is the rule's transaction part (inspect engines of app-layer buffers); nil for a
+	// packet rule. A tx rule is inspected only by the transaction stage (txProgram).
+	tx *txRule
 	// Src is the parsed rule.
 	Src *rules.Rule
 	// tags are the rule's tag keywords.
@@ -174,15 +194,20 @@ type ruleHeader struct {
 // rule without a fast pattern, without a header witness, and neither IP-only (evaluated once
 // per flow direction) nor indexed by a decoder event.
 func (r *Rule) perPacket() bool {
-	return !r.hasMPM && !r.ipOnly && !r.eventIndexed() && !r.witness.Witnessed()
+	return r.tx == nil && !r.hasMPM && !r.ipOnly && !r.eventIndexed() && !r.witness.Witnessed()
 }
 
 // Candidacy says how the rule becomes a candidate for a packet (--engine-analysis): "mpm" (its
-// fast pattern), "ip-only" (once per flow direction), "decode-event" (packets with its event),
-// "witness" (its header keyword witness holds; witness names the keyword) or "every packet"
-// (its header accepts the packet; reason says why it has no witness).
+// fast pattern), "tx-mpm" (a transaction whose buffer holds its fast pattern), "tx" (every
+// transaction of its protocol), "ip-only" (once per flow direction), "decode-event" (packets
+// with its event), "witness" (its header keyword witness holds; witness names the keyword) or
+// "every packet" (its header accepts the packet; reason says why it has no witness).
 func (r *Rule) Candidacy() (kind, witness, reason string) {
 	switch {
+	case r.tx != nil && (r.tx.hasMPM || r.hasMPM): // a tx buffer's database, or the packet's
+		return "tx-mpm", "", ""
+	case r.tx != nil:
+		return "tx", "", ""
 	case r.hasMPM:
 		return "mpm", "", ""
 	case r.ipOnly:
@@ -241,6 +266,8 @@ type Engine struct {
 	names *match.Names
 	// pf is the prefilter index: a packet's candidate rules.
 	pf prefilterIndex
+	// tx is the transaction program: the tx rules' engines and per-buffer databases.
+	tx txProgram
 }
 
 // Supported reports whether the engine can evaluate a keyword (canonical name or alias). The
@@ -257,6 +284,13 @@ func Supported(keyword string) bool {
 	}
 	if engineKeywords[k.Name] || k.Kind == rules.KindMeta {
 		return true
+	}
+	if (k.Kind == rules.KindStickyBuffer || k.Kind == rules.KindPayload) && k.Buffer != "" &&
+		len(applayer.BuffersNamed(k.Buffer)) > 0 {
+		return true // an app-layer buffer some protocol registered (or uricontent, into one)
+	}
+	if k.Kind == rules.KindTransform && k.Name != "luaxform" {
+		return true // package transform compiles every transform but luaxform (no Lua)
 	}
 	if k.Kind == rules.KindModifier {
 		// Content modifiers are folded into the content; a legacy modifier that moves the
@@ -319,6 +353,9 @@ func Build(rs []*rules.Rule, cfg Config) (e *Engine, errs []error, err error) {
 		return nil, errs, err
 	}
 	e.finishFirewall()
+	if e.tx, err = e.buildTx(); err != nil {
+		return nil, errs, err
+	}
 	return e, errs, nil
 }
 
@@ -432,4 +469,5 @@ func (e *Engine) Close() {
 	for _, db := range e.pf.sgh.dbs {
 		db.Close()
 	}
+	e.tx.close()
 }

@@ -49,6 +49,8 @@ type broadCache struct {
 // session tags survive a rule reload.
 type FlowStates struct {
 	slots flow.Slots[flowState]
+	// tx is the worker's transaction state stores (TxData.Detect indexes them).
+	tx txPool
 }
 
 // at returns f's detection state for engine e (nil without a flow).

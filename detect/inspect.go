@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"github.com/meerkat-ids/meerkat/alert"
+	"github.com/meerkat-ids/meerkat/applayer"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/detect/match"
 	"github.com/meerkat-ids/meerkat/detect/payload"
@@ -37,6 +38,7 @@ type ThreadCtx struct {
 	// hooks and the main inspection of one packet add to it, StartPacket clears it.
 	Verdict alert.PacketVerdict
 	fw      fwThread
+	tx      txThread
 	tagged  []tagMatch // matches of rules with tags, this packet
 	// Tagged says that the packet just inspected is tagged (the tag keyword): EVE logs it as
 	// a packet record when tagged-packets is on.
@@ -74,6 +76,9 @@ func (e *Engine) NewThreadCtx(hosts *match.HostTable) (*ThreadCtx, error) {
 		}
 		tc.scanner = s
 		tc.hits = make([]uint32, most)
+	}
+	if err := tc.initTx(); err != nil {
+		return nil, err
 	}
 	return tc, nil
 }
@@ -141,12 +146,15 @@ func (tc *ThreadCtx) broadCache() *broadCache {
 // the firewall's alerts in FirewallAlerts.
 func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
 	tc.begin(e, p, f, dir)
+	defer tc.endApp()
 	if e.firewall {
 		if e.quietFirewall(tc, p, f, dir) {
 			e.inspectFirewallQuiet(tc, p, f, dir)
-			return
+		} else {
+			e.inspectFirewall(tc, p, f, dir)
 		}
-		e.inspectFirewall(tc, p, f, dir)
+		// No tx rules in firewall mode yet: this only moves the inspect ids on.
+		e.runTx(tc, p, f, dir)
 		return
 	}
 	e.inspectIPS(tc, p, f, dir)
@@ -171,12 +179,19 @@ func (e *Engine) inspectIPS(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir f
 		return
 	}
 	if !e.pf.collect(tc, p, dir) {
+		if tc.tx.app != nil {
+			tc.pst.StartPacket()
+			e.runTx(tc, p, f, dir)
+			tc.Queue.Finalize()
+		}
 		return
 	}
 	ipOnlyDone := tc.takeIPOnly()
 	tc.pst.StartPacket()
 	iid, ok := tc.cands.Next(0)
 	e.walkTD(tc, p, f, iid, ok, ipOnlyDone)
+	// DetectRunTx, after the packet rules (firewall mode has no transaction stage yet).
+	e.runTx(tc, p, f, dir)
 	tc.Queue.Finalize()
 }
 
@@ -245,6 +260,10 @@ func (e *Engine) walkTD(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, iid int, 
 	cs := tc.cands
 	for ; ok; iid, ok = cs.Next(iid + 1) {
 		r := e.rules[iid]
+		if r.tx != nil {
+			tc.noteTxCandidate(r.IID) // a tx rule: inspected by the transaction stage
+			continue
+		}
 		if r.ipOnly && ipOnlyDone || r.flowStart && !flowStart || r.synNoToClient && tc.in.Dir == flow.ToClient ||
 			!r.matches(tc, p) {
 			continue
@@ -259,6 +278,9 @@ func (r *Rule) matches(tc *ThreadCtx, p *decode.Packet) bool {
 	tc.streamMatched = false
 	if p.Pseudo() && r.stream.notOnPseudo {
 		return false // SIG_TYPE_PKT (and IP-only, tx) rules skip a flow-end pseudo packet
+	}
+	if r.alproto != applayer.ProtoUnknown && !tc.appProtoIs(r.alproto) {
+		return false // the flow's protocol is not (yet) the rule's (DetectRulePacketRules)
 	}
 	if !r.headerMatch(p) || !r.match.Match(&tc.in) {
 		return false
@@ -278,7 +300,14 @@ func (r *Rule) matches(tc *ThreadCtx, p *decode.Packet) bool {
 // addTD adds a matched threat-detection rule to the alert queue with the disposition its
 // thresholds give.
 func (e *Engine) addTD(tc *ThreadCtx, r *Rule, p *decode.Packet, f *flow.Flow) {
-	en := alert.Entry{IID: r.IID, Action: r.Action, TxID: alert.NoTx}
+	txID, flags := tc.packetTx(e, r)
+	e.addMatch(tc, r, p, f, txID, flags)
+}
+
+// addMatch is addTD for a match that names transaction txID (alert.NoTx for none) with
+// flags (alert.FlagTx ...).
+func (e *Engine) addMatch(tc *ThreadCtx, r *Rule, p *decode.Packet, f *flow.Flow, txID uint64, flags alert.Flags) {
+	en := alert.Entry{IID: r.IID, Action: r.Action, TxID: txID, Flags: flags}
 	if r.toFlow {
 		en.Flags |= alert.FlagApplyToFlow
 	}

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/meerkat-ids/meerkat/applayer"
 	"github.com/meerkat-ids/meerkat/detect/match"
+	"github.com/meerkat-ids/meerkat/detect/transform"
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
@@ -13,21 +15,23 @@ import (
 // transactional direction. A rule with any of them is not loaded, so nothing runs
 // half-evaluated. Its Error text is the reason the loader prints.
 type Missing struct {
-	// Kind is what is missing: "app-layer protocol", "keyword", "decode-event" or
-	// "stream-event" (an event Meerkat's decoder or stream engine does not raise), "firewall app-layer hook" or "direction".
+	// Kind is what is missing: "app-layer protocol" (one without a registered parser),
+	// "keyword", "decode-event" or "stream-event" (an event Meerkat's decoder or stream
+	// engine does not raise), "firewall app-layer hook" or "combination" (of inspection
+	// kinds the engine cannot run together yet).
 	Kind string
 	// Name names it: the protocol ("http"), the keyword ("http.uri"), the hook
-	// ("http1:request_line") or "=>".
+	// ("http1:request_line") or the combination ("pkt_data+app-layer").
 	Name string
 }
 
 // Error gives the reason a rule with m fails to load.
 func (m Missing) Error() string {
 	switch m.Kind {
+	case "combination":
+		return fmt.Sprintf("%s content together with app-layer buffers in this rule is not supported yet", strings.TrimSuffix(m.Name, "+app-layer"))
 	case "firewall app-layer hook":
 		return fmt.Sprintf("firewall app-layer hook %s is not supported yet (it needs app-layer parsing)", m.Name)
-	case "direction":
-		return "transactional rules (=>) are not supported yet"
 	default:
 		return fmt.Sprintf("%s %s is not supported yet", m.Kind, m.Name)
 	}
@@ -66,23 +70,43 @@ func missing(r *rules.Rule, firstOnly bool) []Missing {
 			return out
 		}
 	}
-	if h.Protocol.AppProto != "" {
-		if add(Missing{"app-layer protocol", h.Protocol.AppProto}) {
-			return out
+	// A header's app-layer protocol is supported when a parser for it is registered (a
+	// protocol a keyword implies is refused through that keyword).
+	if ap := h.Protocol.AppProto; ap != "" {
+		if alp, ok := applayer.ProtoByName(ap); !ok || alp == applayer.ProtoUnknown || len(txRuleProtos(alp)) == 0 {
+			if add(Missing{"app-layer protocol", ap}) {
+				return out
+			}
 		}
 	}
-	if h.Direction == rules.DirTransactional {
-		if add(Missing{"direction", "=>"}) {
-			return out
+	var hasTx, hasPkt, hasTCPHdr bool
+	for _, b := range r.Buffers {
+		if len(b.Matches) == 0 {
+			continue
+		}
+		switch b.Name {
+		case "pkt_data":
+			hasPkt = true
+		case "tcp.hdr":
+			hasTCPHdr = true
+		default:
+			hasTx = true
 		}
 	}
 	for _, b := range r.Buffers {
-		if b.Name != "pkt_data" && b.Name != "tcp.hdr" {
+		if isTxBuffer(b.Name) && !txBufferKnown(r, b) {
 			if add(Missing{"keyword", b.Name}) {
 				return out
 			}
 		}
 		for _, t := range b.Transforms {
+			// Transforms apply to app-layer buffers (package transform); not yet to the
+			// packet payload or tcp.hdr.
+			if isTxBuffer(b.Name) {
+				if _, err := transform.Compile([]*rules.Option{t}); err == nil {
+					continue
+				}
+			}
 			if add(Missing{"keyword", t.Name}) {
 				return out
 			}
@@ -93,6 +117,17 @@ func missing(r *rules.Rule, firstOnly bool) []Missing {
 			if add(Missing{"keyword", kw}) {
 				return out
 			}
+		}
+	}
+	if hasTx && hasPkt && h.Direction == rules.DirTransactional {
+		// §2.5: the stream inspect engine of a tx rule.
+		if add(Missing{"combination", "pkt_data+app-layer"}) {
+			return out
+		}
+	}
+	if hasTx && hasTCPHdr {
+		if add(Missing{"combination", "tcp.hdr+app-layer"}) {
+			return out
 		}
 	}
 	for _, o := range r.Matches {

@@ -58,6 +58,12 @@ type prefilterIndex struct {
 func (e *Engine) buildPrefilter() (prefilterIndex, error) {
 	pf := prefilterIndex{nFW: e.fw.nFW}
 	for _, r := range e.rules {
+		if r.tx != nil {
+			// The transaction stage finds its candidates (txProgram); one whose fast
+			// pattern is payload content is found by the packet's database and handed over.
+			r.hasMPM = r.tx.streamMPM && !e.cfg.NoTxPrefilter
+			continue
+		}
 		fp, ok := r.Src.FastPattern()
 		if ok && fp.Buffer == "pkt_data" && !fp.Content.Negated && len(fp.Pattern()) > 0 {
 			r.hasMPM = true
@@ -91,7 +97,7 @@ func (e *Engine) buildPrefilter() (prefilterIndex, error) {
 		// and the index's summaries skip the others.
 		var broadRules []*Rule
 		for _, r := range e.rules {
-			if !r.hasMPM && !r.eventIndexed() {
+			if !r.hasMPM && !r.eventIndexed() && r.tx == nil {
 				broadRules = append(broadRules, r)
 			}
 		}

@@ -50,6 +50,16 @@ type AlertOptions struct {
 	// frame (packet). PayloadBufferSize bounds a stream payload (payload-buffer-size).
 	Payload, PayloadPrintable, PayloadLength, Packet bool
 	PayloadBufferSize                                int
+	// AppLayer adds, to tx alerts, the tx progress and the protocol's object
+	// (metadata.app-layer, default on).
+	AppLayer bool
+	// HTTPBody and HTTPBodyPrintable add the HTTP bodies to the http object in base64 and
+	// as printable text (http-body, http-body-printable; only with AppLayer).
+	HTTPBody, HTTPBodyPrintable bool
+	// XFF is the alert type's xff section, else eve-log's.
+	XFF XFFConfig
+	// FileHashes are the digests the files of a tx alert show (the files type's force-hash).
+	FileHashes FileHashes
 }
 
 // AlertPayload is what an alert record logs as its payload besides the packet's own: for a
@@ -109,10 +119,35 @@ func AlertRecord(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direction, a 
 
 // AlertRecordPayload is AlertRecord with the stream payload pl (nil: a packet match).
 func AlertRecordPayload(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direction, a *Alert, opt AlertOptions, v *Verdict, pl *AlertPayload) {
+	AlertRecordApp(j, p, f, dir, a, opt, v, pl, nil)
+}
+
+// AlertRecordApp is AlertRecordPayload with the app-layer part app of the alert (nil: none):
+// tx_id and tx_guessed, the XFF address, ts_progress/tc_progress, the http object and the
+// files of a tx match, the flow's app_proto members.
+func AlertRecordApp(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direction, a *Alert, opt AlertOptions, v *Verdict, pl *AlertPayload, app *AlertApp) {
 	j.Reset()
 	j.Begin()
-	PacketHeader(j, p, f, "alert")
-	alertObjectFor(j, p, a, opt)
+	xff, overwrite := app.xff(&opt)
+	var src, dst []byte
+	if overwrite {
+		if dir == flow.ToClient {
+			dst = xff
+		} else {
+			src = xff
+		}
+		xff = nil
+	}
+	packetHeaderAddr(j, p, f, "alert", src, dst)
+	if app != nil && app.HasTx {
+		j.Uint("tx_id", app.TxID)
+		if app.Guessed {
+			j.Bool("tx_guessed", true)
+		}
+	} else if a.TxID >= 0 {
+		j.Uint("tx_id", uint64(a.TxID))
+	}
+	alertObjectXFF(j, p, a, opt, xff)
 	if a.FirewallHook != "" || a.FirewallPolicy != "" {
 		j.Object("firewall")
 		if a.FirewallHook != "" {
@@ -124,9 +159,17 @@ func AlertRecordPayload(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direct
 		j.Close('}')
 	}
 	if f != nil {
+		app.appLayer(j, dir, &opt)
+		if app != nil {
+			AppProto(j, app.Flow)
+		}
 		j.String("direction", dir.String())
 		if opt.Flow {
-			FlowObject(j, f)
+			client := src
+			if dst != nil {
+				client = dst
+			}
+			flowObjectAddr(j, f, client)
 		}
 	}
 	if opt.Payload || opt.PayloadPrintable || opt.PayloadLength {
@@ -200,14 +243,16 @@ func verdictObject(j *JSON, v *Verdict) {
 	j.Close('}')
 }
 
-func alertObject(j *JSON, a *Alert, opt AlertOptions) { alertObjectFor(j, nil, a, opt) }
-
-// alertObjectFor writes the alert object; p (may be nil) supplies the source and target of a
-// rule with the target keyword.
-func alertObjectFor(j *JSON, p *decode.Packet, a *Alert, opt AlertOptions) {
+func alertObject(j *JSON, a *Alert, opt AlertOptions) {
 	if a.TxID >= 0 {
 		j.Uint("tx_id", uint64(a.TxID))
 	}
+	alertObjectXFF(j, nil, a, opt, nil)
+}
+
+// alertObjectXFF writes the alert object; p (may be nil) supplies the source and target of a
+// rule with the target keyword; xff, when not nil, is the XFF address of extra-data mode.
+func alertObjectXFF(j *JSON, p *decode.Packet, a *Alert, opt AlertOptions, xff []byte) {
 	j.Object("alert")
 	if a.Blocked {
 		j.String("action", "blocked")
@@ -246,6 +291,9 @@ func alertObjectFor(j *JSON, p *decode.Packet, a *Alert, opt AlertOptions) {
 	}
 	if opt.Metadata && len(a.Metadata) > 0 {
 		j.Raw("metadata", a.Metadata)
+	}
+	if len(xff) > 0 {
+		j.Bytes("xff", xff)
 	}
 	j.Close('}')
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/meerkat-ids/meerkat/applayer"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
 )
@@ -12,6 +13,12 @@ import (
 // key order: timestamp, flow_id, pcap_cnt, event_type, vlan, the 5-tuple as seen in the packet,
 // ip_v, icmp_type/icmp_code, pkt_src. f may be nil.
 func PacketHeader(j *JSON, p *decode.Packet, f *flow.Flow, eventType string) {
+	packetHeaderAddr(j, p, f, eventType, nil, nil)
+}
+
+// packetHeaderAddr is PacketHeader with src and dst, when not nil, in place of the packet's
+// addresses (XFF overwrite).
+func packetHeaderAddr(j *JSON, p *decode.Packet, f *flow.Flow, eventType string, src, dst []byte) {
 	j.Time("timestamp", p.Timestamp)
 	if f != nil {
 		j.Uint("flow_id", f.ID())
@@ -29,11 +36,11 @@ func PacketHeader(j *JSON, p *decode.Packet, f *flow.Flow, eventType string) {
 	}
 	if p.IPVersion != 0 {
 		ports := p.IPProto == decode.ProtoTCP || p.IPProto == decode.ProtoUDP || p.IPProto == decode.ProtoSCTP
-		j.IP("src_ip", p.SrcIP)
+		addr(j, "src_ip", p.SrcIP, src)
 		if ports {
 			j.Uint("src_port", uint64(p.SrcPort))
 		}
-		j.IP("dest_ip", p.DstIP)
+		addr(j, "dest_ip", p.DstIP, dst)
 		if ports {
 			j.Uint("dest_port", uint64(p.DstPort))
 		}
@@ -54,7 +61,11 @@ func PacketHeader(j *JSON, p *decode.Packet, f *flow.Flow, eventType string) {
 // Flow records are the most frequent record of a replay (one per flow), so this writes its
 // fixed structure with direct appends instead of the general member-by-member builder; the
 // output is the same JSON the builder would produce.
-func FlowRecord(j *JSON, f *flow.Flow, now time.Time) {
+func FlowRecord(j *JSON, f *flow.Flow, now time.Time) { FlowRecordApp(j, f, now, nil) }
+
+// FlowRecordApp is FlowRecord with the flow's app-layer view app (nil: none), whose
+// app_proto members go before the flow object (EveAddAppProto).
+func FlowRecordApp(j *JSON, f *flow.Flow, now time.Time, app *applayer.FlowApp) {
 	j.Reset()
 	b := j.B
 	b = append(b, `{"timestamp":"`...)
@@ -103,6 +114,9 @@ func FlowRecord(j *JSON, f *flow.Flow, now time.Time) {
 			b = append(b, `,"response_icmp_code":`...)
 			b = strconv.AppendUint(b, uint64(f.RespICMPCode), 10)
 		}
+	}
+	if app != nil {
+		b = appendAppProto(b, app)
 	}
 	b = append(b, `,"flow":{"pkts_toserver":`...)
 	b = strconv.AppendUint(b, f.PktsToServer, 10)
@@ -182,10 +196,14 @@ func flowCounters(j *JSON, f *flow.Flow) {
 
 // FlowObject writes the `flow` object of an alert or drop record: counters, start, and the
 // tuple in flow direction (client first).
-func FlowObject(j *JSON, f *flow.Flow) {
+func FlowObject(j *JSON, f *flow.Flow) { flowObjectAddr(j, f, nil) }
+
+// flowObjectAddr is FlowObject with client, when not nil, in place of the client's address
+// (XFF overwrite).
+func flowObjectAddr(j *JSON, f *flow.Flow, client []byte) {
 	j.Object("flow")
 	flowCounters(j, f)
-	j.IP("src_ip", f.SrcIP)
+	addr(j, "src_ip", f.SrcIP, client)
 	j.IP("dest_ip", f.DstIP)
 	if f.Proto == decode.ProtoTCP || f.Proto == decode.ProtoUDP || f.Proto == decode.ProtoSCTP {
 		j.Uint("src_port", uint64(f.SrcPort))
@@ -203,3 +221,54 @@ func init() {
 }
 
 func hex2(v uint8) string { return hexBytes[v] }
+
+// AppProto writes the app_proto members of a flow's app layer (EveAddAppProto): app_proto
+// once the protocol is known (or detection failed), app_proto_ts and app_proto_tc where a
+// direction's protocol is set and differs, app_proto_orig after a protocol change and
+// app_proto_expected where a change expected another protocol. app may be nil.
+func AppProto(j *JSON, app *applayer.FlowApp) {
+	if app == nil {
+		return
+	}
+	p := app.Proto
+	if p != applayer.ProtoUnknown {
+		j.String("app_proto", p.String())
+	}
+	for d, name := range [2]string{"app_proto_ts", "app_proto_tc"} {
+		if q := app.ProtoDir[d]; q != applayer.ProtoUnknown && q != p {
+			j.String(name, q.String())
+		}
+	}
+	if app.ProtoOrig != p && app.ProtoOrig != applayer.ProtoUnknown {
+		j.String("app_proto_orig", app.ProtoOrig.String())
+	}
+	if app.ProtoExpect != p && app.ProtoExpect != applayer.ProtoUnknown {
+		j.String("app_proto_expected", app.ProtoExpect.String())
+	}
+}
+
+// appendAppProto is AppProto for FlowRecordApp's direct appends.
+func appendAppProto(b []byte, app *applayer.FlowApp) []byte {
+	p := app.Proto
+	if p != applayer.ProtoUnknown {
+		b = appendMember(b, `,"app_proto":"`, p.String())
+	}
+	for d, name := range [2]string{`,"app_proto_ts":"`, `,"app_proto_tc":"`} {
+		if q := app.ProtoDir[d]; q != applayer.ProtoUnknown && q != p {
+			b = appendMember(b, name, q.String())
+		}
+	}
+	if app.ProtoOrig != p && app.ProtoOrig != applayer.ProtoUnknown {
+		b = appendMember(b, `,"app_proto_orig":"`, app.ProtoOrig.String())
+	}
+	if app.ProtoExpect != p && app.ProtoExpect != applayer.ProtoUnknown {
+		b = appendMember(b, `,"app_proto_expected":"`, app.ProtoExpect.String())
+	}
+	return b
+}
+
+func appendMember(b []byte, key, v string) []byte {
+	b = append(b, key...)
+	b = append(b, v...)
+	return append(b, '"')
+}

@@ -20,6 +20,17 @@ func newAppStage(cfg *applayer.Config, errPolicy stream.ExceptionPolicy) *appSta
 	return &appStage{l: applayer.NewLayer(cfg), ctx: applayer.GetCtx{Inline: cfg.Inline}, errPolicy: errPolicy}
 }
 
+// setApp hands detection the packet's app-layer view before Engine.Inspect.
+func (w *worker) setApp(pc *packetCtx) {
+	if w.app == nil || pc.app == nil {
+		w.tc.SetApp(nil, applayer.GetCtx{})
+		return
+	}
+	ctx := w.app.ctx
+	ctx.EOF = pc.p.Pseudo()
+	w.tc.SetApp(pc.app, ctx)
+}
+
 // appLayer runs the app layer for a TCP packet after the stream engine (Suricata's
 // StreamTcpReassembleAppLayer, called from the stream engine for the directions
 // res.AppUpdate names): each direction's new in-order data, and its gaps, go to protocol
@@ -66,7 +77,7 @@ func (w *worker) appFeed(pc *packetCtx, d flow.Direction, pseudo bool) {
 				continue
 			}
 		}
-		if len(data) == 0 && !(eof && pseudo) {
+		if len(data) == 0 && !eof {
 			return
 		}
 		var flags applayer.Flags

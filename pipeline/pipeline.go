@@ -49,6 +49,11 @@ type Outputs struct {
 	Fast          *output.Writer
 	// Anomaly is what the anomaly type logs (all off when it is not listed or disabled).
 	Anomaly output.AnomalyOptions
+	// EVEHTTP writes http records (eve-log types http) with the options HTTP; EVEFiles
+	// writes fileinfo records (types files) with the options Files.
+	EVEHTTP, EVEFiles bool
+	HTTP              output.HTTPOptions
+	Files             output.FileOptions
 }
 
 // Config is everything a run needs.

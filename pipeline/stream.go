@@ -151,6 +151,7 @@ func (w *worker) pseudoPacket(f *flow.Flow, dir flow.Direction) {
 	if w.cfg.Firewall {
 		w.tc.StartPacket()
 	}
+	w.setApp(&pc)
 	w.cfg.Engine.Inspect(w.tc, p, f, dir)
 	w.logAlerts(&pc, nil, nil)
 	w.tc.Tagged = false // a pseudo packet is not logged as a tagged packet

@@ -1,14 +1,221 @@
 package pipeline
 
-import "github.com/meerkat-ids/meerkat/applayer"
+import (
+	"github.com/meerkat-ids/meerkat/alert"
+	"github.com/meerkat-ids/meerkat/applayer"
+	htp "github.com/meerkat-ids/meerkat/applayer/http"
+	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/flow"
+	"github.com/meerkat-ids/meerkat/output"
+)
 
-// logTxs writes the transaction records (EVE http, fileinfo) of the packet's flow that are
-// ready: Suricata's tx loggers (OutputTxLog) after detection.
+// The tx loggers' bits in applayer.TxData.Logged: the http logger and the file logger (its
+// LOGGER_FILE bit: every file of the tx is logged), and per direction the number of the tx's
+// files already logged (bits 8-15 request files, 16-23 response files).
+const (
+	loggedHTTP     uint32 = 1 << 0
+	loggedFiles    uint32 = 1 << 1
+	fileCountShift        = 8
+	fileCountMax          = 0xff
+)
+
+// logTxs writes the transaction records (EVE http, fileinfo, app-layer anomalies) of the
+// packet's flow that are ready: Suricata's tx loggers (OutputTxLog) after detection. A
+// non-pseudo packet logs only when the app layer was updated in its direction, a TCP packet
+// only once the session is established. A tx's http record is written once both its sides
+// are complete, or at the flow's end (a pseudo packet) whatever its progress; files as they
+// close, or, still open, as truncated at the flow's end (OutputTxLogFiles); the tx's app-layer
+// events once each (JsonAnomalyTxLogger). The packet-level app-layer events (protocol
+// detection's) are logged first, for every packet, as AnomalyJson logs them.
 func (w *worker) logTxs(pc *packetCtx) {
-	if pc.app == nil || pc.app.State == nil || w.eve.W == nil {
+	app := pc.app
+	if app == nil || w.eve.W == nil || pc.f == nil {
 		return
+	}
+	outs := &w.cfg.Outputs
+	if outs.Anomaly.AppLayer && app.Events != 0 {
+		output.AppLayerAnomalies(&w.json, pc.p, pc.f, app, w.eve.Line)
+	}
+	st := app.State
+	if st == nil || app.Parser == nil {
+		return
+	}
+	pseudo := pc.p.Pseudo()
+	if !pseudo && !app.Updated[pc.dir] {
+		return
+	}
+	if pc.f.Proto == decode.ProtoTCP && !pc.streamEst {
+		return
+	}
+	// eof: Suricata's last pseudo packet or both directions at EOF. Meerkat's app layer does
+	// not report the parsers' EOF flags, so every flow-end pseudo packet counts: their records
+	// are the same whichever of the two logs them.
+	eof := pseudo
+	httpOn := outs.EVEHTTP && app.Proto == applayer.ProtoHTTP1
+	anomalies := outs.Anomaly.AppLayer
+	comp := app.Parser.Complete
+	for i, n := 0, st.TxCount(); i < n; i++ {
+		tx := st.TxAt(i)
+		td := tx.TxData()
+		ht, isHTTP := tx.(*htp.Tx)
+		if outs.EVEFiles && isHTTP {
+			w.logFiles(pc, app, ht, eof)
+		}
+		if anomalies && !td.Events.Empty() {
+			output.TxAnomalies(&w.json, pc.p, pc.f, app, tx, &td.EventsLogged, w.eve.Line)
+		}
+		if httpOn && isHTTP && td.Logged&loggedHTTP == 0 &&
+			(eof || td.Progress[flow.ToServer] >= comp[flow.ToServer] && td.Progress[flow.ToClient] >= comp[flow.ToClient]) {
+			output.HTTPRecord(&w.json, pc.p, pc.f, pc.dir, ht, &outs.HTTP)
+			w.eve.Line(w.json.B)
+			td.Logged |= loggedHTTP
+		}
 	}
 }
 
-// txLogged reports whether every tx logger is done with tx.
-func (w *worker) txLogged(tx applayer.Tx) bool { return true }
+// logFiles is OutputTxLogFiles for one HTTP tx: the files of the packet's direction that
+// closed (at the flow's end every open file, as truncated), those of the other direction at
+// the flow's end; the tx is done with files once the packet's direction is complete and the
+// other has no file and is complete too (or at the end). A tx without files is done at once
+// (not a file tx).
+func (w *worker) logFiles(pc *packetCtx, app *applayer.FlowApp, tx *htp.Tx, eof bool) {
+	td := tx.TxData()
+	if len(tx.RequestFiles)+len(tx.ResponseFiles) == 0 {
+		td.Logged |= loggedFiles
+		return
+	}
+	comp := app.Parser.Complete
+	ready := [2]bool{td.Progress[0] >= comp[0], td.Progress[1] >= comp[1]}
+	d := pc.dir
+	o := 1 - d
+	w.logFileList(pc, app, tx, d, eof, eof)
+	oppFinished := len(txFiles(tx, o)) == 0 && ready[o]
+	if eof {
+		w.logFileList(pc, app, tx, o, true, eof)
+		oppFinished = true
+	}
+	if (eof || ready[d]) && oppFinished {
+		td.Logged |= loggedFiles
+	}
+}
+
+func txFiles(tx *htp.Tx, d flow.Direction) []htp.File {
+	if d == flow.ToClient {
+		return tx.ResponseFiles
+	}
+	return tx.RequestFiles
+}
+
+// logFileList writes the fileinfo records of the files of direction d not logged yet
+// (OutputFileLogFfc): a file is logged once it is no longer open; close or trunc make an open
+// one truncated. Files of a direction come one after the other, so the first still open one
+// ends the walk; the count of logged files is kept in the tx's Logged bits.
+func (w *worker) logFileList(pc *packetCtx, app *applayer.FlowApp, tx *htp.Tx, d flow.Direction, closing, trunc bool) {
+	td := tx.TxData()
+	files := txFiles(tx, d)
+	shift := fileCountShift + 8*uint(d)
+	done := int(td.Logged >> shift & fileCountMax)
+	for i := done; i < len(files) && done < fileCountMax; i++ {
+		f := &files[i]
+		st := f.State
+		if (closing || trunc) && st < htp.FileClosed {
+			st = htp.FileTruncated
+		}
+		if st <= htp.FileOpen {
+			break
+		}
+		output.FileInfoRecord(&w.json, pc.p, pc.f, pc.dir, d, app, tx, f, st, &w.cfg.Outputs.Files)
+		w.eve.Line(w.json.B)
+		done++
+	}
+	td.Logged = td.Logged&^(fileCountMax<<shift) | uint32(done)<<shift
+}
+
+// txLogged reports whether every tx logger is done with tx (AppLayerParserTransactionsCleanup's
+// logger_expectation): the http logger for HTTP/1 transactions when http records are
+// written, the file logger when fileinfo records are.
+func (w *worker) txLogged(tx applayer.Tx) bool {
+	if w.eve.W == nil {
+		return true
+	}
+	if _, ok := tx.(*htp.Tx); !ok {
+		return true
+	}
+	outs := &w.cfg.Outputs
+	l := tx.TxData().Logged
+	return (!outs.EVEHTTP || l&loggedHTTP != 0) && (!outs.EVEFiles || l&loggedFiles != 0)
+}
+
+// logTxsEnd logs, when flow f ends, the transactions no flow-end pseudo packet logged (a run
+// without detection has none, nor a flow that needed no flush): Suricata's pseudo packets
+// run the tx loggers in every mode. A dropped flow gets no pseudo packet (FlowFinish is not
+// run for it) and so nothing here either.
+func (w *worker) logTxsEnd(f *flow.Flow) {
+	if w.app == nil || w.eve.W == nil || f.Proto != decode.ProtoTCP || f.Action == flow.ActionDrop {
+		return
+	}
+	app := w.app.l.App(f)
+	if app.State == nil || app.State.TxCount() == 0 {
+		return
+	}
+	outs := &w.cfg.Outputs
+	if !outs.EVEHTTP && !outs.EVEFiles && !outs.Anomaly.AppLayer {
+		return
+	}
+	p := &w.stream.pseudo
+	setPseudoPacket(p, f, flow.ToClient, w.flows.Now(), 0)
+	saved := app.Events
+	app.Events = 0 // the packet-level events were the last real packet's, logged with it
+	pc := packetCtx{p: p, f: f, dir: flow.ToClient, streamEst: true, app: app}
+	w.logTxs(&pc)
+	app.Events = saved
+}
+
+// alertApp is the app-layer part of an alert record with flags fl and tx txID on packet pc
+// (nil without an app layer): the flow's view and, for a tx match, the tx (found by id among
+// the live ones; nil if it is gone).
+func (w *worker) alertApp(pc *packetCtx, fl alert.Flags, txID uint64) *output.AlertApp {
+	if pc.app == nil {
+		return nil
+	}
+	a := &w.appAlert
+	*a = output.AlertApp{Flow: pc.app}
+	if fl&alert.FlagTx != 0 && txID != alert.NoTx {
+		a.HasTx, a.Guessed, a.TxID = true, fl&alert.FlagTxGuessed != 0, txID
+		if st := pc.app.State; st != nil {
+			for i, n := 0, st.TxCount(); i < n; i++ {
+				if tx := st.TxAt(i); tx.TxData().ID == txID {
+					a.Tx = tx
+					break
+				}
+			}
+		}
+	}
+	return a
+}
+
+// flowEndApp is, in a run without detection, what the flow-end pseudo packets of an ending
+// TCP flow do for the app layer and the tx loggers (FlowFinish's pseudo packets go through
+// the app layer and the loggers whether or not rules are loaded): each direction that needs
+// it is flushed to the parser with EOF, then the tx loggers run. With detection,
+// flushStream's pseudo packets do this.
+func (w *worker) flowEndApp(f *flow.Flow) {
+	if w.tc != nil || w.app == nil || w.stream == nil || f.Proto != decode.ProtoTCP || f.Action == flow.ActionDrop {
+		return
+	}
+	st := w.stream
+	needs := st.t.NeedsFlush(f)
+	for _, dir := range [2]flow.Direction{flow.ToServer, flow.ToClient} {
+		if !needs[dir] {
+			continue
+		}
+		p := &st.pseudo
+		setPseudoPacket(p, f, dir, w.flows.Now(), st.t.NextSeq(f, dir))
+		f.SetPacketEstablished(true)
+		st.t.PseudoPacket(f, dir)
+		pc := packetCtx{p: p, f: f, dir: dir, streamEst: true}
+		pc.app = w.appFlush(&pc)
+		w.logTxs(&pc)
+		w.appEnd(&pc)
+	}
+}

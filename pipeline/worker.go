@@ -36,6 +36,8 @@ type worker struct {
 	// logFlows is what the outputs keep per flow (by flow slot).
 	logFlows flow.Slots[flowLog]
 	line     []byte // fast.log line scratch
+	// appAlert is the app-layer part of the alert record being written (txlog.go).
+	appAlert output.AlertApp
 	ips      ipsCounters
 	fwc      fwCounters
 
@@ -80,6 +82,9 @@ func newWorker(id, n int, cfg *Config) (*worker, error) {
 		}
 		w.tc = tc
 		w.alerts = cfg.ruleAlerts()
+		if w.app != nil {
+			w.app.l.OnRelease(tc.ReleaseTx)
+		}
 	}
 	return w, nil
 }
@@ -260,6 +265,7 @@ func (w *worker) inspect(pc *packetCtx) bool {
 		}
 		return false
 	}
+	w.setApp(pc)
 	w.cfg.Engine.Inspect(w.tc, pc.p, f, pc.dir)
 	if f != nil && f.Action == flow.ActionNone {
 		switch w.tc.Queue.FlowVerdict() {
@@ -290,6 +296,7 @@ func (w *worker) inspectFirewall(pc *packetCtx) {
 	case f != nil && f.Action == flow.ActionPass && f.Accept:
 		v.Action |= alert.ActionAccept // accept:flow,pass:flow: nothing left to inspect
 	default:
+		w.setApp(pc)
 		e.Inspect(tc, pc.p, f, pc.dir)
 	}
 }
@@ -422,9 +429,9 @@ func (w *worker) logAlerts(pc *packetCtx, fwAlerts []*detect.Rule, pv *alert.Pac
 			v = packetVerdict(q, p, w.cfg.IPS)
 		}
 	}
-	one := func(a *output.Alert, fl alert.Flags) {
+	one := func(a *output.Alert, fl alert.Flags, txID uint64) {
 		if w.eve.W != nil && outs.EVEAlert {
-			output.AlertRecordPayload(&w.json, p, f, dir, a, outs.Alert, &v, w.alertPayload(pc, fl))
+			output.AlertRecordApp(&w.json, p, f, dir, a, outs.Alert, &v, w.alertPayload(pc, fl), w.alertApp(pc, fl, txID))
 			w.eve.Line(w.json.B)
 		}
 		if w.fast.W != nil {
@@ -433,10 +440,10 @@ func (w *worker) logAlerts(pc *packetCtx, fwAlerts []*detect.Rule, pv *alert.Pac
 		}
 	}
 	for _, r := range fwAlerts {
-		one(w.alerts.of(r), 0)
+		one(w.alerts.of(r), 0, alert.NoTx)
 	}
 	for _, en := range entries {
-		one(w.alerts.of(e.Rule(en.IID)), en.Flags)
+		one(w.alerts.of(e.Rule(en.IID)), en.Flags, en.TxID)
 	}
 }
 
@@ -517,6 +524,7 @@ func firewallVerdictObject(v *alert.PacketVerdict, p *decode.Packet) output.Verd
 
 // flowEnded logs a flow that timed out or was ended at shutdown.
 func (w *worker) flowEnded(f *flow.Flow) {
+	w.flowEndApp(f)
 	if w.stream != nil && f.Proto == decode.ProtoTCP {
 		w.flushStream(f)
 	}
@@ -526,10 +534,15 @@ func (w *worker) flowEnded(f *flow.Flow) {
 	if w.cfg.Engine != nil {
 		w.cfg.Engine.ForgetFlow(f)
 	}
+	w.logTxsEnd(f)
 	if w.eve.W == nil || !w.cfg.Outputs.EVEFlow {
 		return
 	}
-	output.FlowRecord(&w.json, f, f.Ended)
+	var app *applayer.FlowApp
+	if w.app != nil {
+		app = w.app.l.App(f)
+	}
+	output.FlowRecordApp(&w.json, f, f.Ended, app)
 	w.eve.Line(w.json.B)
 }
 
@@ -595,6 +608,16 @@ func collectStats(workers []*worker, cfg *Config) *output.Stats {
 		if cfg.StatsStreamEvents {
 			tcp.EachEvent(s.Set)
 		}
+	}
+	if cfg.AppLayer != nil && cfg.Stream != nil {
+		// app_layer.flow.*, app_layer.tx.*, app_layer.error.<proto>.parser (AppLayerSetupCounters).
+		var app applayer.Counters
+		for _, w := range workers {
+			if w.app != nil {
+				app.Add(&w.app.l.Counters)
+			}
+		}
+		app.Each(s.Set)
 	}
 	var j output.JSON
 	j.B = append(j.B, '[')

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/meerkat-ids/meerkat/applayer"
+	_ "github.com/meerkat-ids/meerkat/applayer/http" // registers HTTP/1
 	"github.com/meerkat-ids/meerkat/config"
 	"github.com/meerkat-ids/meerkat/stream"
 )

@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/meerkat-ids/meerkat/applayer"
+	htp "github.com/meerkat-ids/meerkat/applayer/http"
 	"io"
 	"os"
 	"os/signal"
@@ -256,6 +258,7 @@ func execute(o *options, stdout, stderr io.Writer, prog *progressLine) error {
 	if pc.AppLayer, pc.AppErrorPolicy, err = appLayerConfig(cfg, st, sc, pc.IPS); err != nil {
 		return &startupError{err}
 	}
+	forceFileHashes(pc.AppLayer, pc.Outputs.Files.Hashes)
 	pc.Stream = sc
 	pc.StreamDropInvalid = sc != nil && sc.Inline && sc.DropInvalid
 	pc.StatsStreamEvents = st.Stats.StreamEvents
@@ -579,7 +582,23 @@ func openOutputs(st *config.Settings, logDir string) (pipeline.Outputs, func() e
 		outs.Alert = output.AlertOptions{Metadata: eve.Alert.RuleMetadata, Flow: eve.Alert.Flow, Verdict: eve.Alert.Verdict,
 			References: eve.Alert.RuleReference, TaggedPackets: eve.Alert.TaggedPackets,
 			Payload: eve.Alert.Payload, PayloadPrintable: eve.Alert.PayloadPrintable, PayloadLength: eve.Alert.PayloadLength,
-			Packet: eve.Alert.Packet, PayloadBufferSize: int(eve.Alert.PayloadBufferSize)}
+			Packet: eve.Alert.Packet, PayloadBufferSize: int(eve.Alert.PayloadBufferSize),
+			AppLayer: eve.Alert.AppLayer, HTTPBody: eve.Alert.HTTPBody && eve.Alert.AppLayer,
+			HTTPBodyPrintable: eve.Alert.HTTPBodyPrintable && eve.Alert.AppLayer,
+			XFF:               xffConfig(eve.Alert.XFF, eve.XFF)}
+		hashes := output.FileHashes{MD5: eve.Files.ForceMD5 || st.Outputs.FileStoreMD5,
+			SHA1: eve.Files.ForceSHA1 || st.Outputs.FileStoreSHA1, SHA256: eve.Files.ForceSHA256 || st.Outputs.FileStoreSHA256}
+		outs.Alert.FileHashes = hashes
+		outs.EVEHTTP = eve.HTTP.Enabled
+		outs.HTTP = output.HTTPOptions{Extended: eve.HTTP.Extended, XFF: xffConfig(eve.HTTP.XFF, eve.XFF)}
+		outs.HTTP.RequestHeaders, outs.HTTP.ResponseHeaders = output.ParseDumpAllHeaders(eve.HTTP.DumpAllHeaders)
+		for _, c := range eve.HTTP.Custom {
+			if bit, ok := output.HTTPCustomField(c); ok {
+				outs.HTTP.Custom |= bit
+			}
+		}
+		outs.EVEFiles = eve.Files.Enabled
+		outs.Files = output.FileOptions{Hashes: hashes, XFF: xffConfig(eve.Files.XFF, eve.XFF)}
 		if an := eve.Anomaly; an.Enabled {
 			outs.Anomaly = output.AnomalyOptions{Decode: an.Decode, Stream: an.Stream, AppLayer: an.AppLayer, PacketHeader: an.PacketHeader}
 		}
@@ -691,5 +710,34 @@ func printBuildInfo(w io.Writer) {
 				fmt.Fprintf(w, "%s: %s\n", s.Key, s.Value)
 			}
 		}
+	}
+}
+
+// xffConfig is a type's xff section, or eve-log's when the type has none
+// (JsonAlertLogGetXffCfg, OutputHttpLogInitSub: parent_xff_cfg).
+func xffConfig(own, parent config.XFFOptions) output.XFFConfig {
+	x := own
+	if !x.Present {
+		x = parent
+	}
+	return output.ParseXFFConfig(x.Enabled, x.Mode, x.Deployment, x.Header)
+}
+
+// forceFileHashes makes the HTTP parser compute the digests of the files it tracks when the
+// files type or a file-store output forces a hash (FileForceHashParseCfg sets Suricata's
+// global g_file_force_md5/sha1/sha256, which the HTTP file code reads).
+func forceFileHashes(ac *applayer.Config, h output.FileHashes) {
+	if ac == nil || !h.Any() {
+		return
+	}
+	s, ok := ac.Protocols[applayer.ProtoHTTP1].Conf.(*htp.Settings)
+	if !ok || s == nil {
+		return
+	}
+	if s.Default != nil {
+		s.Default.ForceHash = true
+	}
+	for _, c := range s.Servers {
+		c.ForceHash = true
 	}
 }

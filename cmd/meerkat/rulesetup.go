@@ -127,6 +127,7 @@ func loadRules(o *options, st *config.Settings, fw *firewallSetup, files []strin
 		ActionOrder: st.ActionOrder, PacketAlertMax: st.PacketAlertMax, MPMCacheDir: cache,
 		Classifications: rs.classifications, IPS: o.simulateIPS, Thresholds: rs.thresholds,
 		Grouping: grouping(st, stderr), PrefilterDefault: st.Detect.PrefilterDefault,
+		GuessAppLayerTx: st.Detect.GuessApplayerTx, StreamTxLogLimit: st.Detect.StreamTxLogLimit,
 	}
 	if fw != nil {
 		dc.Firewall, dc.IPS, dc.Policies = true, true, fw.policies

@@ -43,6 +43,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/meerkat-ids/meerkat/applayer"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/rules"
@@ -58,6 +59,9 @@ type Input struct {
 	// ServerSize are then next_seq - ISN of each side after this packet (stream_size).
 	Session                bool
 	ClientSize, ServerSize uint32
+	// App is the flow's app layer on this packet (app-layer-protocol, packet-level
+	// app-layer-event); nil for a packet without one.
+	App *applayer.FlowApp
 }
 
 // notSupported is the error for a keyword this package cannot evaluate.
@@ -157,6 +161,9 @@ func Compile(r *rules.Rule, names *Names) (*Matcher, error) {
 	if r.Flow != nil && !flowSeen && (r.Flow.ToServer || r.Flow.ToClient) {
 		m.checks = append([]check{&dirCheck{toClient: r.Flow.ToClient}}, m.checks...)
 		m.names = append([]string{"flow"}, m.names...)
+	}
+	if r.Type() == rules.TypePDOnly {
+		m.markPDOnly()
 	}
 	return m, nil
 }

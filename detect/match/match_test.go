@@ -593,7 +593,6 @@ func TestHostTableLimit(t *testing.T) {
 
 func TestNotSupported(t *testing.T) {
 	for _, c := range []struct{ opts, kw string }{
-		{"app-layer-protocol:http;", "app-layer-protocol"},
 		{"geoip:src,US;", "geoip"},
 	} {
 		_, err := Compile(parse(t, c.opts), NewNames())
@@ -615,7 +614,7 @@ func TestNotSupported(t *testing.T) {
 			t.Errorf("Supports(%s) false", kw)
 		}
 	}
-	if Supports("app-layer-protocol") || Supports("flags") {
+	if Supports("geoip") || Supports("flags") {
 		t.Error("Supports too wide")
 	}
 }
