@@ -105,7 +105,9 @@ read -r http_flows_off http_txs_off < <(http_counts "$work/log-off/eve.json")
 # (c) the parser alone.
 parse_lines=""
 parse_note="BenchmarkParse ran"
-if go test -list '^BenchmarkParse$' ./applayer/http 2>/dev/null | grep -q '^BenchmarkParse$'; then
+# (the list is read whole first: grep -q ending the pipe early fails it under pipefail)
+benchmarks=$(go test -list '^BenchmarkParse$' ./applayer/http 2>/dev/null || true)
+if grep -qx 'BenchmarkParse' <<< "$benchmarks"; then
 	go test ./applayer/http -run '^$' -bench '^BenchmarkParse$' -benchmem -count "$BENCHCOUNT" > "$work/parse.txt" 2>&1 ||
 		{ tail -20 "$work/parse.txt" >&2; echo "http.sh: BenchmarkParse failed" >&2; exit 1; }
 	parse_lines=$(grep '^BenchmarkParse' "$work/parse.txt" | tr -s '\t ' ' ')
