@@ -491,3 +491,75 @@ func unescapeContent(t *testing.T, s string) []byte {
 	}
 	return out
 }
+
+// TestHTTPEveryTxLogged: a connection with more transactions than max-tx (512, libhtp's
+// default) gets an http record for every one of them, with detection and without: the app
+// layer frees the transactions that are complete and logged (AppLayerParserTransactionsCleanup
+// waits for detection's inspect flags only while detection runs: has_tx_detect_flags is
+// !g_detect_disabled), so a long keep-alive
+// connection never reaches the limit. 600 pipelined requests, 10 per segment (so that a
+// packet's alerts stay within packet-alert-max, 15), each batch answered and ACKed before the
+// next; with detection every transaction alerts once.
+func TestHTTPEveryTxLogged(t *testing.T) {
+	const batches, per = 60, 10
+	const c, s = 1000, 5000 // ISNs
+	req := "GET /item HTTP/1.1\r\nHost: many.example\r\n\r\n"
+	resp := "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+	cs, ss := uint32(c+1), uint32(s+1)
+	frames := [][]byte{
+		ethIPv4TCP(true, c, 0, tcpSYN, ""),
+		ethIPv4TCP(false, s, cs, tcpSYN|tcpACK, ""),
+		ethIPv4TCP(true, cs, ss, tcpACK, ""),
+	}
+	for range batches {
+		p := strings.Repeat(req, per)
+		frames = append(frames, ethIPv4TCP(true, cs, ss, tcpPSH|tcpACK, p))
+		cs += uint32(len(p))
+		r := strings.Repeat(resp, per)
+		frames = append(frames, ethIPv4TCP(false, ss, cs, tcpPSH|tcpACK, r))
+		ss += uint32(len(r))
+		frames = append(frames, ethIPv4TCP(true, cs, ss, tcpACK, ""))
+	}
+	frames = append(frames,
+		ethIPv4TCP(true, cs, ss, tcpFIN|tcpACK, ""),
+		ethIPv4TCP(false, ss, cs+1, tcpFIN|tcpACK, ""),
+		ethIPv4TCP(true, cs+1, ss+1, tcpACK, ""))
+	dir := t.TempDir()
+	pcap := filepath.Join(dir, "many.pcap")
+	writeFramesPcap(t, pcap, frames...)
+	rulesPath := filepath.Join(dir, "one.rules")
+	if err := os.WriteFile(rulesPath, []byte(`alert http any any -> any any (msg:"item"; http.uri; content:"/item"; sid:1;)`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	conf := httpE2EConfig(t, dir)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		alerts int
+	}{
+		{"detection", []string{"-S", rulesPath}, batches * per},
+		{"--disable-detection", []string{"--disable-detection"}, 0},
+	} {
+		r := runMeerkat(t, append([]string{"-c", conf, "-k", "none", "--runmode", "single", "-r", pcap}, tc.args...)...)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d:\n%s", tc.name, r.code, r.stderr)
+		}
+		recs := ofType(r.eve, "http")
+		seen := map[int]bool{}
+		for _, rec := range recs {
+			seen[num(rec["tx_id"])] = true
+		}
+		missing := 0
+		for id := range batches * per {
+			if !seen[id] {
+				missing++
+			}
+		}
+		if len(recs) != batches*per || missing > 0 {
+			t.Errorf("%s: %d http records, %d of tx_id 0-%d missing; want one per transaction", tc.name, len(recs), missing, batches*per-1)
+		}
+		if n := len(ofType(r.eve, "alert")); n != tc.alerts {
+			t.Errorf("%s: %d alerts, want %d (one per transaction)", tc.name, n, tc.alerts)
+		}
+	}
+}
