@@ -17,6 +17,10 @@ type Config struct {
 	// Inline says the engine runs inline (IPS): the "detection done" flag goes on the
 	// detecting packet rather than the next packet of the direction (FlagPacketFlow).
 	Inline bool
+	// NoDetection says detection is off (--disable-detection): transactions are freed
+	// without waiting for detection's inspect ids, which never move then
+	// (AppLayerParserTransactionsCleanup: has_tx_detect_flags is !g_detect_disabled).
+	NoDetection bool
 }
 
 // ProtoConfig is one protocol's app-layer.protocols.<name> settings.
@@ -650,7 +654,7 @@ func (l *Layer) End(f *flow.Flow, dir Dir, pseudo, established bool, done func(t
 		tx := fa.State.TxAt(i)
 		td := tx.TxData()
 		if td.Progress[0] < fa.Parser.Complete[0] || td.Progress[1] < fa.Parser.Complete[1] ||
-			td.ID >= fa.InspectID[0] || td.ID >= fa.InspectID[1] || !done(tx) {
+			!l.cfg.NoDetection && (td.ID >= fa.InspectID[0] || td.ID >= fa.InspectID[1]) || !done(tx) {
 			break
 		}
 		below = td.ID + 1
