@@ -276,7 +276,7 @@ func (l *Layer) Gap(f *flow.Flow, pktDir, d Dir, n uint64) DataResult {
 func (l *Layer) detectTCP(f *flow.Flow, fa *flowApp, pktDir, d Dir, data []byte, flags Flags, synAck bool) DataResult {
 	if fa.changing {
 		// A protocol change asked for new detection; up to 4096 bytes (FLOW_PROTO_CHANGE_MAX_DEPTH).
-		p, _ := l.detectProto(fa, d, data, flags)
+		p, _ := l.detectProto(f, fa, d, data, flags)
 		if p == ProtoUnknown {
 			if len(data) >= 4096 || flags&EOF != 0 {
 				fa.changing = false
@@ -297,7 +297,7 @@ func (l *Layer) detectTCP(f *flow.Flow, fa *flowApp, pktDir, d Dir, data []byte,
 		l.startState(f, fa, p)
 		return l.parse(fa, pktDir, d, data, flags)
 	}
-	p, reverse := l.detectProto(fa, d, data, flags)
+	p, reverse := l.detectProto(f, fa, d, data, flags)
 	other := &fa.ProtoDir[1-d]
 	if p != ProtoUnknown {
 		fa.ProtoDir[d] = p
@@ -388,7 +388,7 @@ func (l *Layer) detectTCP(f *flow.Flow, fa *flowApp, pktDir, d Dir, data []byte,
 
 // detectProto runs the PM and PP steps on data of direction d (AppLayerProtoDetectGetProto);
 // reverse says the match was a pattern of the other direction.
-func (l *Layer) detectProto(fa *flowApp, d Dir, data []byte, flags Flags) (Proto, bool) {
+func (l *Layer) detectProto(f *flow.Flow, fa *flowApp, d Dir, data []byte, flags Flags) (Proto, bool) {
 	if !fa.pmDone[d] {
 		if p, st := l.pm(d, data, d); st == pmFound {
 			fa.pmDone[d] = true
@@ -407,7 +407,7 @@ func (l *Layer) detectProto(fa *flowApp, d Dir, data []byte, flags Flags) (Proto
 		}
 	}
 	if !fa.ppDone[d] {
-		p, rev, done := l.pp(fa, d, data)
+		p, rev, done := l.pp(f, fa, d, data)
 		if done {
 			fa.ppDone[d] = true
 		}
@@ -477,14 +477,16 @@ func lower(c byte) byte {
 
 // pp runs the probing parsers of direction d (AppLayerProtoDetectPPGetProto); done says no
 // candidate is left.
-func (l *Layer) pp(fa *flowApp, d Dir, data []byte) (Proto, bool, bool) {
+func (l *Layer) pp(f *flow.Flow, fa *flowApp, d Dir, data []byte) (Proto, bool, bool) {
 	left := false
 	for p, ps := range parsers {
 		if ps == nil || ps.Probe[d] == nil && ps.Probe[1-d] == nil || !l.cfg.Protocols[p].Enabled ||
 			fa.ppMask[d]&(1<<p) != 0 {
 			continue
 		}
-		// Port steering is the caller's (detection-ports); without it every prober runs.
+		if !l.portsMatch(Proto(p), f) {
+			continue
+		}
 		if len(data) < ps.ProbeMin {
 			left = true
 			continue
@@ -509,6 +511,16 @@ func (l *Layer) pp(fa *flowApp, d Dir, data []byte) (Proto, bool, bool) {
 		}
 	}
 	return ProtoUnknown, false, !left
+}
+
+// portsMatch says whether protocol p's probing parsers run on f: its destination port in
+// the detection-ports dp list, or its source port in the sp list; no lists, any port.
+func (l *Layer) portsMatch(p Proto, f *flow.Flow) bool {
+	ports := &l.cfg.Protocols[p].Ports
+	if ports[0] == nil && ports[1] == nil || f == nil {
+		return true
+	}
+	return ports[0] != nil && ports[0](f.DstPort) || ports[1] != nil && ports[1](f.SrcPort)
 }
 
 // flagDone sets the detection-done flag for direction d (FlagPacketFlow): on the current
