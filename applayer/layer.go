@@ -107,8 +107,13 @@ type Layer struct {
 	maxDepth [2]int
 	// release is told of every tx about to be freed (detection's per-tx state).
 	release  func(td *TxData)
+	noDetect bool
 	Counters Counters
 }
+
+// NoDetection says that no detection runs: transactions are freed without waiting for
+// detection's inspect ids.
+func (l *Layer) NoDetection() { l.noDetect = true }
 
 // OnRelease sets fn to be called for every transaction before it is freed or its state is
 // reset (detection releases its per-tx state: ThreadCtx.ReleaseTx).
@@ -662,7 +667,7 @@ func (l *Layer) End(f *flow.Flow, dir Dir, pseudo, established bool, done func(t
 		tx := fa.State.TxAt(i)
 		td := tx.TxData()
 		if td.Progress[0] < fa.Parser.Complete[0] || td.Progress[1] < fa.Parser.Complete[1] ||
-			td.ID >= fa.InspectID[0] || td.ID >= fa.InspectID[1] || !done(tx) {
+			!l.noDetect && (td.ID >= fa.InspectID[0] || td.ID >= fa.InspectID[1]) || !done(tx) {
 			break
 		}
 		below = td.ID + 1

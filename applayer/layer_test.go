@@ -304,3 +304,20 @@ func TestProbingPorts(t *testing.T) {
 		})
 	}
 }
+
+// TestFreeWithoutDetection: with no detection (--disable-detection) a complete, logged tx
+// is freed without waiting for inspect ids that nothing advances.
+func TestFreeWithoutDetection(t *testing.T) {
+	l, f := testLayer(t, nil)
+	l.NoDetection()
+	l.Begin(f, flow.ToClient)
+	l.Data(f, flow.ToClient, flow.ToServer, []byte("HELLO a\n"), 0, false)
+	l.Ready(f, flow.ToClient)
+	l.Begin(f, flow.ToServer)
+	l.Data(f, flow.ToServer, flow.ToClient, []byte("WELCOME\n"), 0, false)
+	fa := l.Ready(f, flow.ToServer)
+	l.End(f, flow.ToServer, false, true, func(Tx) bool { return true })
+	if n := fa.State.TxCount(); n != 0 {
+		t.Fatalf("%d txs left, want 0", n)
+	}
+}
