@@ -17,10 +17,6 @@ type Config struct {
 	// Inline says the engine runs inline (IPS): the "detection done" flag goes on the
 	// detecting packet rather than the next packet of the direction (FlagPacketFlow).
 	Inline bool
-	// NoDetection says detection is off (--disable-detection): transactions are freed
-	// without waiting for detection's inspect ids, which never move then
-	// (AppLayerParserTransactionsCleanup: has_tx_detect_flags is !g_detect_disabled).
-	NoDetection bool
 }
 
 // ProtoConfig is one protocol's app-layer.protocols.<name> settings.
@@ -111,8 +107,13 @@ type Layer struct {
 	maxDepth [2]int
 	// release is told of every tx about to be freed (detection's per-tx state).
 	release  func(td *TxData)
+	noDetect bool
 	Counters Counters
 }
+
+// NoDetection says that no detection runs: transactions are freed without waiting for
+// detection's inspect ids.
+func (l *Layer) NoDetection() { l.noDetect = true }
 
 // OnRelease sets fn to be called for every transaction before it is freed or its state is
 // reset (detection releases its per-tx state: ThreadCtx.ReleaseTx).
@@ -280,7 +281,7 @@ func (l *Layer) Gap(f *flow.Flow, pktDir, d Dir, n uint64) DataResult {
 func (l *Layer) detectTCP(f *flow.Flow, fa *flowApp, pktDir, d Dir, data []byte, flags Flags, synAck bool) DataResult {
 	if fa.changing {
 		// A protocol change asked for new detection; up to 4096 bytes (FLOW_PROTO_CHANGE_MAX_DEPTH).
-		p, _ := l.detectProto(fa, d, data, flags)
+		p, _ := l.detectProto(f, fa, d, data, flags)
 		if p == ProtoUnknown {
 			if len(data) >= 4096 || flags&EOF != 0 {
 				fa.changing = false
@@ -301,7 +302,7 @@ func (l *Layer) detectTCP(f *flow.Flow, fa *flowApp, pktDir, d Dir, data []byte,
 		l.startState(f, fa, p)
 		return l.parse(fa, pktDir, d, data, flags)
 	}
-	p, reverse := l.detectProto(fa, d, data, flags)
+	p, reverse := l.detectProto(f, fa, d, data, flags)
 	other := &fa.ProtoDir[1-d]
 	if p != ProtoUnknown {
 		fa.ProtoDir[d] = p
@@ -392,7 +393,7 @@ func (l *Layer) detectTCP(f *flow.Flow, fa *flowApp, pktDir, d Dir, data []byte,
 
 // detectProto runs the PM and PP steps on data of direction d (AppLayerProtoDetectGetProto);
 // reverse says the match was a pattern of the other direction.
-func (l *Layer) detectProto(fa *flowApp, d Dir, data []byte, flags Flags) (Proto, bool) {
+func (l *Layer) detectProto(f *flow.Flow, fa *flowApp, d Dir, data []byte, flags Flags) (Proto, bool) {
 	if !fa.pmDone[d] {
 		if p, st := l.pm(d, data, d); st == pmFound {
 			fa.pmDone[d] = true
@@ -411,7 +412,7 @@ func (l *Layer) detectProto(fa *flowApp, d Dir, data []byte, flags Flags) (Proto
 		}
 	}
 	if !fa.ppDone[d] {
-		p, rev, done := l.pp(fa, d, data)
+		p, rev, done := l.pp(f, fa, d, data)
 		if done {
 			fa.ppDone[d] = true
 		}
@@ -481,14 +482,16 @@ func lower(c byte) byte {
 
 // pp runs the probing parsers of direction d (AppLayerProtoDetectPPGetProto); done says no
 // candidate is left.
-func (l *Layer) pp(fa *flowApp, d Dir, data []byte) (Proto, bool, bool) {
+func (l *Layer) pp(f *flow.Flow, fa *flowApp, d Dir, data []byte) (Proto, bool, bool) {
 	left := false
 	for p, ps := range parsers {
 		if ps == nil || ps.Probe[d] == nil && ps.Probe[1-d] == nil || !l.cfg.Protocols[p].Enabled ||
 			fa.ppMask[d]&(1<<p) != 0 {
 			continue
 		}
-		// Port steering is the caller's (detection-ports); without it every prober runs.
+		if !l.portsMatch(Proto(p), f) {
+			continue
+		}
 		if len(data) < ps.ProbeMin {
 			left = true
 			continue
@@ -513,6 +516,16 @@ func (l *Layer) pp(fa *flowApp, d Dir, data []byte) (Proto, bool, bool) {
 		}
 	}
 	return ProtoUnknown, false, !left
+}
+
+// portsMatch says whether protocol p's probing parsers run on f: its destination port in
+// the detection-ports dp list, or its source port in the sp list; no lists, any port.
+func (l *Layer) portsMatch(p Proto, f *flow.Flow) bool {
+	ports := &l.cfg.Protocols[p].Ports
+	if ports[0] == nil && ports[1] == nil || f == nil {
+		return true
+	}
+	return ports[0] != nil && ports[0](f.DstPort) || ports[1] != nil && ports[1](f.SrcPort)
 }
 
 // flagDone sets the detection-done flag for direction d (FlagPacketFlow): on the current
@@ -654,7 +667,7 @@ func (l *Layer) End(f *flow.Flow, dir Dir, pseudo, established bool, done func(t
 		tx := fa.State.TxAt(i)
 		td := tx.TxData()
 		if td.Progress[0] < fa.Parser.Complete[0] || td.Progress[1] < fa.Parser.Complete[1] ||
-			!l.cfg.NoDetection && (td.ID >= fa.InspectID[0] || td.ID >= fa.InspectID[1]) || !done(tx) {
+			!l.noDetect && (td.ID >= fa.InspectID[0] || td.ID >= fa.InspectID[1]) || !done(tx) {
 			break
 		}
 		below = td.ID + 1

@@ -262,3 +262,62 @@ func TestProtocolChange(t *testing.T) {
 		t.Fatal("the old state stays for logging")
 	}
 }
+
+// probeTelnet stands for a probing parser: IAC (0xff) first is the protocol.
+func probeTelnet(data []byte) ProbeResult {
+	switch {
+	case len(data) == 0:
+		return ProbeNeedMore
+	case data[0] == 0xff:
+		return ProbeMatch
+	}
+	return ProbeFail
+}
+
+func init() {
+	Register(&Parser{Proto: ProtoTelnet, IPProto: 6, Probe: [2]ProbeFunc{probeTelnet, nil}, ProbeMin: 1, ProbeMax: 16,
+		NewPool: func(any) Pool { return testPool }, Complete: [2]uint8{1, 1}})
+}
+
+// TestProbingPorts: probing parsers run on the flows detection-ports names, the destination
+// port for dp and the source port for sp (AppLayerProtoDetectPPGetProto), on any port without
+// a list; a prober that fails is masked for the flow.
+func TestProbingPorts(t *testing.T) {
+	cases := []struct {
+		name   string
+		dp, sp func(uint16) bool
+		want   Proto
+	}{
+		{"no list: any port", nil, nil, ProtoTelnet},
+		{"dp matches", func(p uint16) bool { return p == 80 }, nil, ProtoTelnet},
+		{"dp does not match", func(p uint16) bool { return p == 23 }, nil, ProtoUnknown},
+		{"sp matches", func(p uint16) bool { return p == 23 }, func(p uint16) bool { return p == 1234 }, ProtoTelnet},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l, f := testLayer(t, func(cfg *Config) { cfg.Protocols[ProtoTelnet].Ports = [2]func(uint16) bool{c.dp, c.sp} })
+			l.Begin(f, flow.ToClient)
+			l.Data(f, flow.ToClient, flow.ToServer, []byte{0xff, 0xfb, 0x01}, 0, false)
+			if fa := l.Ready(f, flow.ToClient); fa.ProtoDir[flow.ToServer] != c.want {
+				t.Errorf("to_server protocol %v, want %v", fa.ProtoDir[flow.ToServer], c.want)
+			}
+		})
+	}
+}
+
+// TestFreeWithoutDetection: with no detection (--disable-detection) a complete, logged tx
+// is freed without waiting for inspect ids that nothing advances.
+func TestFreeWithoutDetection(t *testing.T) {
+	l, f := testLayer(t, nil)
+	l.NoDetection()
+	l.Begin(f, flow.ToClient)
+	l.Data(f, flow.ToClient, flow.ToServer, []byte("HELLO a\n"), 0, false)
+	l.Ready(f, flow.ToClient)
+	l.Begin(f, flow.ToServer)
+	l.Data(f, flow.ToServer, flow.ToClient, []byte("WELCOME\n"), 0, false)
+	fa := l.Ready(f, flow.ToServer)
+	l.End(f, flow.ToServer, false, true, func(Tx) bool { return true })
+	if n := fa.State.TxCount(); n != 0 {
+		t.Fatalf("%d txs left, want 0", n)
+	}
+}

@@ -109,7 +109,7 @@ func TestInspectAlerts(t *testing.T) {
 
 func TestUnsupportedRulesFail(t *testing.T) {
 	rs := mustRules(t,
-		`alert http any any -> any any (http.uri; content:"/x"; sid:1;)`,
+		`alert dns any any -> any any (dns.query; content:"x"; sid:1;)`,
 		`alert tcp any any -> any any (content:"ok"; sid:2;)`,
 	)
 	e, errs, err := Build(rs, Config{})

@@ -85,6 +85,8 @@ func newWorker(id, n int, cfg *Config) (*worker, error) {
 		if w.app != nil {
 			w.app.l.OnRelease(tc.ReleaseTx)
 		}
+	} else if w.app != nil {
+		w.app.l.NoDetection()
 	}
 	return w, nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/meerkat-ids/meerkat/applayer"
 	_ "github.com/meerkat-ids/meerkat/applayer/http" // registers HTTP/1
 	"github.com/meerkat-ids/meerkat/config"
+	"github.com/meerkat-ids/meerkat/rules"
 	"github.com/meerkat-ids/meerkat/stream"
 )
 
@@ -32,6 +33,9 @@ func appLayerConfig(cfg *config.Config, st *config.Settings, sc *stream.Config, 
 			return nil, 0, err
 		}
 		pc := applayer.ProtoConfig{Enabled: on, DetectionOnly: detOnly}
+		if pc.Ports, err = detectionPorts(cfg, st, name, ps); err != nil {
+			return nil, 0, err
+		}
 		if ps.Configure != nil {
 			conf, err := ps.Configure(node)
 			if err != nil {
@@ -48,6 +52,50 @@ func appLayerConfig(cfg *config.Config, st *config.Settings, sc *stream.Config, 
 	}
 	sc.AppLayer = true
 	return ac, pol, nil
+}
+
+// detectionPorts reads app-layer.protocols.<name>.detection-ports (or
+// .<ipproto>.detection-ports): dp / toserver is matched against the flow's destination port,
+// sp / toclient against its source port (SCAppLayerProtoDetectPPParseConfPorts). Absent, the
+// parser's built-in ports apply (to the destination port); a protocol with neither has
+// no port restriction.
+func detectionPorts(cfg *config.Config, st *config.Settings, name string, ps *applayer.Parser) ([2]func(uint16) bool, error) {
+	var out [2]func(uint16) bool
+	node, ok := cfg.Get("app-layer.protocols." + name + ".detection-ports")
+	if !ok {
+		node, ok = cfg.Get("app-layer.protocols." + name + "." + map[uint8]string{6: "tcp", 17: "udp"}[ps.IPProto] + ".detection-ports")
+	}
+	parse := func(key, v string) (func(uint16) bool, error) {
+		p, err := rules.ParsePort(v, &st.Vars)
+		if err != nil {
+			return nil, fmt.Errorf("app-layer.protocols.%s.detection-ports.%s: %w", name, key, err)
+		}
+		return p.Contains, nil
+	}
+	if !ok {
+		if ps.Ports == "" {
+			return out, nil
+		}
+		f, err := parse("(built-in)", ps.Ports)
+		out[0] = f
+		return out, err
+	}
+	for _, c := range node.Children {
+		v, _ := c.Scalar()
+		var err error
+		switch c.Name {
+		case "dp", "toserver":
+			out[0], err = parse(c.Name, v)
+		case "sp", "toclient":
+			out[1], err = parse(c.Name, v)
+		default:
+			err = fmt.Errorf("app-layer.protocols.%s.detection-ports: unknown key %q (dp, sp, toserver or toclient)", name, c.Name)
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }
 
 // confName is the protocol's name under app-layer.protocols (http1 is "http").

@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// httpEVEConfig is the repository's suricata.yaml with eve-log types http (extended, as
-// Suricata ships it) and files (force-hash md5, sha256), and an xff section of eve-log that
-// the types without their own use.
+// httpEVEConfig is the repository's suricata.yaml, which ships eve-log types http (extended,
+// as Suricata ships it) and files, with force-hash md5, sha256 added to files, and an xff
+// section of eve-log that the types without their own use.
 func httpEVEConfig(t *testing.T, dir, xff string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(repoRoot, "suricata.yaml"))
@@ -17,11 +17,11 @@ func httpEVEConfig(t *testing.T, dir, xff string) string {
 		t.Fatal(err)
 	}
 	s := string(b)
-	const anchor = "        - flow\n"
-	if !strings.Contains(s, anchor) {
-		t.Fatal("suricata.yaml has no flow type to put http next to")
+	const anchor = "        - files:\n            # One fileinfo record per HTTP file (no file-store yet: stored is false).\n"
+	if !strings.Contains(s, anchor) || !strings.Contains(s, "        - http:\n") {
+		t.Fatal("suricata.yaml does not ship the http and files types")
 	}
-	s = strings.Replace(s, anchor, "        - http:\n            extended: yes\n        - files:\n            force-hash: [md5, sha256]\n"+anchor, 1)
+	s = strings.Replace(s, anchor, anchor+"            force-hash: [md5, sha256]\n", 1)
 	if xff != "" {
 		s = strings.Replace(s, "      types:\n", "      xff:\n"+xff+"      types:\n", 1)
 	}

@@ -258,9 +258,6 @@ func execute(o *options, stdout, stderr io.Writer, prog *progressLine) error {
 	if pc.AppLayer, pc.AppErrorPolicy, err = appLayerConfig(cfg, st, sc, pc.IPS); err != nil {
 		return &startupError{err}
 	}
-	if pc.AppLayer != nil {
-		pc.AppLayer.NoDetection = o.disableDetection
-	}
 	forceFileHashes(pc.AppLayer, pc.Outputs.Files.Hashes)
 	pc.Stream = sc
 	pc.StreamDropInvalid = sc != nil && sc.Inline && sc.DropInvalid
