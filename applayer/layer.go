@@ -678,6 +678,35 @@ func (l *Layer) End(f *flow.Flow, dir Dir, pseudo, established bool, done func(t
 	}
 }
 
+// NeedsFlush says per direction whether f's transactions still need a flow-end pseudo
+// packet of that direction (FlowNeedsReassembly's app-layer part): a live transaction
+// detection has not finished with in that direction (below the parser's tx count), or,
+// without detection, one the loggers are not done with.
+func (l *Layer) NeedsFlush(f *flow.Flow, done func(tx Tx) bool) [2]bool {
+	fa := l.flows.At(f)
+	var out [2]bool
+	if fa.State == nil || !fa.Proto.Known() {
+		return out
+	}
+	n := fa.State.TxCount()
+	if n == 0 {
+		return out
+	}
+	total := fa.State.TxAt(n-1).TxData().ID + 1
+	if !l.noDetect {
+		for d := range 2 {
+			out[d] = fa.InspectID[d] < total
+		}
+		return out
+	}
+	for i := range n {
+		if !done(fa.State.TxAt(i)) {
+			return [2]bool{true, true}
+		}
+	}
+	return out
+}
+
 // Release ends f's app-layer state: its parser states go back to their pools.
 func (l *Layer) Release(f *flow.Flow) {
 	fa := l.flows.At(f)

@@ -321,3 +321,20 @@ func TestFreeWithoutDetection(t *testing.T) {
 		t.Fatalf("%d txs left, want 0", n)
 	}
 }
+
+// TestNeedsFlush: a tx detection has not finished with in a direction asks for that
+// direction's flow-end pseudo packet (FlowNeedsReassembly: inspect id below the tx count).
+func TestNeedsFlush(t *testing.T) {
+	l, f := testLayer(t, nil)
+	l.Begin(f, flow.ToClient)
+	l.Data(f, flow.ToClient, flow.ToServer, []byte("HELLO a\n"), 0, false)
+	fa := l.Ready(f, flow.ToClient)
+	done := func(Tx) bool { return true }
+	if got := l.NeedsFlush(f, done); got != [2]bool{true, true} {
+		t.Fatalf("uninspected tx: %v", got)
+	}
+	fa.InspectID[flow.ToServer] = 1
+	if got := l.NeedsFlush(f, done); got != [2]bool{false, true} {
+		t.Fatalf("inspected to_server: %v", got)
+	}
+}

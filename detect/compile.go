@@ -59,13 +59,13 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 		return nil, err
 	}
 	if b := r.Buffer("pkt_data"); b != nil && len(b.Matches) > 0 {
-		if c.payload, err = payload.Compile(b); err != nil {
+		if c.payload, err = payload.CompileRule(r, b); err != nil {
 			return nil, err
 		}
 		c.needPayload = true
 	}
 	if b := r.Buffer("tcp.hdr"); b != nil && len(b.Matches) > 0 {
-		if c.tcpHdr, err = payload.Compile(b); err != nil {
+		if c.tcpHdr, err = payload.CompileRule(r, b); err != nil {
 			return nil, err
 		}
 	}

@@ -89,6 +89,8 @@ func missing(r *rules.Rule, firstOnly bool) []Missing {
 			hasPkt = true
 		case "tcp.hdr":
 			hasTCPHdr = true
+		case "base64_data":
+			// Inspected by the buffer that holds the base64_decode (payload.CompileRule).
 		default:
 			hasTx = true
 		}

@@ -120,9 +120,11 @@ type txEngine struct {
 // eventBuffer is the list app-layer-event's protocol form lives in (rules.addAppMatch).
 const eventBuffer = "app-layer-event"
 
-// isTxBuffer reports whether a rule buffer is an app-layer one (not the packet payload or
-// tcp.hdr).
-func isTxBuffer(name string) bool { return name != "pkt_data" && name != "tcp.hdr" }
+// isTxBuffer reports whether a rule buffer is an app-layer one (not the packet payload,
+// tcp.hdr or the base64_data list, which the buffer holding the base64_decode inspects).
+func isTxBuffer(name string) bool {
+	return name != "pkt_data" && name != "tcp.hdr" && name != "base64_data"
+}
 
 // txRuleProtos returns the protocols with a registered parser a rule with app protocol
 // alproto (ProtoUnknown: none named) may apply to.
@@ -232,7 +234,7 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 			}
 			chains[i] = c
 		}
-		prog, err := payload.Compile(legacyContent(b))
+		prog, err := payload.CompileRule(r, legacyContent(b))
 		if err != nil {
 			return nil, err
 		}

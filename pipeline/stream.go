@@ -122,6 +122,10 @@ func (w *worker) flushStream(f *flow.Flow) {
 	// CheckWorkQueue runs FlowFinish only for a flow without FLOW_ACTION_DROP.
 	if w.tc != nil && f.Action != flow.ActionDrop {
 		needs := st.t.NeedsFlush(f)
+		if w.app != nil {
+			an := w.app.l.NeedsFlush(f, w.txDone)
+			needs[0], needs[1] = needs[0] || an[0], needs[1] || an[1]
+		}
 		for _, dir := range [2]flow.Direction{flow.ToServer, flow.ToClient} {
 			if needs[dir] {
 				w.pseudoPacket(f, dir)

@@ -80,12 +80,14 @@ func (w *worker) logTxs(pc *packetCtx) {
 // (not a file tx).
 func (w *worker) logFiles(pc *packetCtx, app *applayer.FlowApp, tx *htp.Tx, eof bool) {
 	td := tx.TxData()
-	if len(tx.RequestFiles)+len(tx.ResponseFiles) == 0 {
-		td.Logged |= loggedFiles
-		return
-	}
 	comp := app.Parser.Complete
 	ready := [2]bool{td.Progress[0] >= comp[0], td.Progress[1] >= comp[1]}
+	if len(tx.RequestFiles)+len(tx.ResponseFiles) == 0 {
+		if eof || ready[0] && ready[1] { // no file can come any more
+			td.Logged |= loggedFiles
+		}
+		return
+	}
 	d := pc.dir
 	o := 1 - d
 	w.logFileList(pc, app, tx, d, eof, eof)

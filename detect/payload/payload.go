@@ -21,6 +21,7 @@ var RecursionLimit = 3000
 var supported = map[string]bool{
 	"content": true, "isdataat": true, "byte_test": true, "byte_jump": true,
 	"byte_extract": true, "byte_math": true, "pcre": true, "bsize": true, "urilen": true,
+	"base64_decode": true, "base64_data": true,
 }
 
 // Supports reports whether the engine can evaluate keyword (canonical name) inside a buffer.
@@ -63,6 +64,7 @@ const (
 	kPCRE
 	kBsize
 	kUrilen
+	kBase64Decode
 )
 
 // noVar marks a numeric (not variable) operand.
@@ -128,6 +130,12 @@ type op struct {
 
 	// bsize / urilen
 	im rules.IntMatch
+
+	// base64_decode (base64.go): at most b64Bytes input bytes from b64Offset (relative: from
+	// the inspection offset); b64 is the rule's base64_data list, nil when it has none.
+	b64Bytes  uint32
+	b64Offset uint32
+	b64       *Program
 }
 
 // Program is the compiled payload keywords of one buffer of one rule.
@@ -156,19 +164,71 @@ type State struct {
 	re2Spent       time.Duration
 	PCREBudgetHits uint64
 	PCRETimeouts   uint64
+	// b64 is det_ctx->base64_decoded (allocated on first use, then reused), b64Len
+	// det_ctx->base64_decoded_len: what the last base64_decode of this packet decoded.
+	b64    []byte
+	b64Len int
 }
 
-// StartPacket begins a packet: the regexp2 time budget starts again.
-func (st *State) StartPacket() { st.re2Spent = 0 }
+// StartPacket begins a packet: the regexp2 time budget starts again, and the base64_decode
+// buffer is emptied (DetectRunSetup resets base64_decoded_len per packet).
+func (st *State) StartPacket() { st.re2Spent, st.b64Len = 0, 0 }
 
 // NewState returns a State.
 func NewState() *State { return &State{vars: make([]uint64, 16)} }
 
 // Compile builds a Program from a buffer's matches. A keyword it cannot evaluate gives an
 // error whose text is exactly: keyword <name> is not supported yet
-func Compile(b *rules.Buffer) (*Program, error) {
+//
+// A base64_decode in b behaves as in a rule without a base64_data list (it never matches);
+// CompileRule gives it the rule's list.
+func Compile(b *rules.Buffer) (*Program, error) { return CompileRule(nil, b) }
+
+// CompileRule is Compile for buffer b of rule r: a base64_decode in b inspects r's
+// base64_data list (r may be nil: no list). The list shares b's byte_extract/byte_math
+// variables, as Suricata's signature-wide variable slots do.
+func CompileRule(r *rules.Rule, b *rules.Buffer) (*Program, error) {
+	c := &compiler{vars: map[string]int{}}
+	if r != nil {
+		if l := r.Buffer("base64_data"); l != nil && len(l.Matches) > 0 {
+			c.b64List = l
+		}
+	}
 	p := &Program{}
-	vars := map[string]int{}
+	if err := c.list(b, p); err != nil {
+		return nil, err
+	}
+	if c.b64 != nil {
+		c.b64.nvars = len(c.vars)
+		p.HasPCRE = p.HasPCRE || c.b64.HasPCRE
+	}
+	p.nvars = len(c.vars)
+	return p, nil
+}
+
+// compiler is the state of one CompileRule: the variables (numbered across the buffer and
+// its base64_data list) and the base64_data list, compiled once when a base64_decode needs it.
+type compiler struct {
+	vars    map[string]int
+	b64List *rules.Buffer
+	b64     *Program
+}
+
+// base64Data returns the compiled base64_data list, nil when the rule has none.
+func (c *compiler) base64Data() (*Program, error) {
+	if c.b64 != nil || c.b64List == nil {
+		return c.b64, nil
+	}
+	c.b64 = &Program{} // a base64_decode inside the list refers to the list itself
+	if err := c.list(c.b64List, c.b64); err != nil {
+		return nil, err
+	}
+	return c.b64, nil
+}
+
+// list compiles the matches of b into p.
+func (c *compiler) list(b *rules.Buffer, p *Program) error {
+	vars := c.vars
 	lookup := func(kw, name string) (int, error) {
 		if name == "" {
 			return noVar, nil
@@ -190,7 +250,16 @@ func Compile(b *rules.Buffer) (*Program, error) {
 	lastPM := -1
 	for _, m := range b.Matches {
 		if !supported[m.Name] {
-			return nil, unsupported(m.Name, "")
+			return unsupported(m.Name, "")
+		}
+		if m.Name == "base64_decode" {
+			// DetectBase64DecodeSetup sets no *_NEXT flag on the previous content or pcre.
+			o, err := c.base64Decode(m)
+			if err != nil {
+				return err
+			}
+			p.ops = append(p.ops, o)
+			continue
 		}
 		o := op{distVar: noVar, withinVar: noVar, depthVar: noVar, offsetVar: noVar, dataVar: noVar,
 			nbytesVar: noVar, offVar: noVar, valueVar: noVar, resultVar: noVar}
@@ -243,10 +312,10 @@ func Compile(b *rules.Buffer) (*Program, error) {
 				o.kind = kUrilen
 			}
 		default:
-			return nil, unsupported(m.Name, fmt.Sprintf("argument %T", m.Arg))
+			return unsupported(m.Name, fmt.Sprintf("argument %T", m.Arg))
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if relNextOnPrev && lastPM >= 0 {
 			prev := &p.ops[lastPM]
@@ -274,8 +343,7 @@ func Compile(b *rules.Buffer) (*Program, error) {
 	if len(p.ops) > 0 {
 		p.ops[len(p.ops)-1].last = true
 	}
-	p.nvars = len(vars)
-	return p, nil
+	return nil
 }
 
 func compileContent(o *op, c *rules.Content, lookup func(string, string) (int, error)) error {
@@ -473,6 +541,8 @@ func (p *Program) inspect(i int, buf []byte, st *State) int {
 		return p.next(i, buf, st)
 	case kPCRE:
 		return p.pcre(i, o, buf, st)
+	case kBase64Decode:
+		return o.base64Decode(buf, st)
 	case kBsize:
 		if !o.im.Match(uint64(blen)) {
 			return -1
