@@ -94,6 +94,9 @@ func priority(r *Rule) int { return r.severity }
 // of a <> rule, which agree on everything else.
 type sortKey struct {
 	table                                   firewall.Table // firewall rules first, by table
+	// fwDir, fwProto and fwHook order the app:filter rules (SCSigOrderByAppFirewall):
+	// direction, protocol, hook progress, then file order.
+	fwDir, fwProto, fwHook int
 	action                                  int
 	flowbits, flowint, hostbits, ippairbits int
 	priority                                int
@@ -102,6 +105,10 @@ type sortKey struct {
 }
 
 func makeSortKey(r *Rule, order map[string]int) sortKey {
+	if r.fw && r.table == firewall.TableAppFilter && r.tx != nil {
+		h := r.tx.hook
+		return sortKey{table: firewall.TableAppFilter, fwDir: int(h.dir), fwProto: int(h.proto), fwHook: int(h.progress)}
+	}
 	if r.fw {
 		// Firewall packet rules keep their file order, whatever their hook (pos decides).
 		return sortKey{table: firewall.TablePacketFilter}
@@ -114,6 +121,12 @@ func (a *sortKey) less(b *sortKey) bool {
 	switch {
 	case a.table != b.table:
 		return a.table < b.table
+	case a.fwDir != b.fwDir:
+		return a.fwDir < b.fwDir
+	case a.fwProto != b.fwProto:
+		return a.fwProto < b.fwProto
+	case a.fwHook != b.fwHook:
+		return a.fwHook < b.fwHook
 	case a.action != b.action:
 		return a.action < b.action
 	case a.flowbits != b.flowbits:

@@ -439,8 +439,13 @@ func (w *worker) logAlerts(pc *packetCtx, fwAlerts []*detect.Rule, pv *alert.Pac
 			w.fast.Lines(w.line)
 		}
 	}
-	for _, r := range fwAlerts {
-		one(w.alerts.of(r), 0, alert.NoTx)
+	for i, r := range fwAlerts {
+		// An app:filter alert names its transaction (tx_id and the app-layer object).
+		if txID := w.tc.FirewallAlertTx(i); txID != alert.NoTx {
+			one(w.alerts.of(r), alert.FlagTx|alert.FlagStateMatch, txID)
+		} else {
+			one(w.alerts.of(r), 0, alert.NoTx)
+		}
 	}
 	for _, en := range entries {
 		one(w.alerts.of(e.Rule(en.IID)), en.Flags, en.TxID)
