@@ -249,19 +249,18 @@ type fwTxState struct {
 	nextMissing     bool
 	lastFWRule      bool
 
-	proto            applayer.Proto
-	dir              flow.Direction
-	progress, end    uint8
-	detectOrig       uint8
-	isLast           bool
-	txID             uint64
-	td               *applayer.TxData
-	accepted         bool // APP_LAYER_TX_ACCEPT
-	p                *decode.Packet
-	f                *flow.Flow
-	tc               *ThreadCtx
-	e                *Engine
-	inspectedAnyRule bool
+	proto         applayer.Proto
+	dir           flow.Direction
+	progress, end uint8
+	detectOrig    uint8
+	isLast        bool
+	txID          uint64
+	td            *applayer.TxData
+	accepted      bool // APP_LAYER_TX_ACCEPT
+	p             *decode.Packet
+	f             *flow.Flow
+	tc            *ThreadCtx
+	e             *Engine
 }
 
 // hookProgress is a rule's hook progress (Signature::app_progress_hook; 0 for a rule without
@@ -514,7 +513,7 @@ func (e *Engine) runAppFilter(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir
 	}
 	tp := &e.tx
 	tc.tx.xs.Reset()
-	tabs := &txProto{}
+	tabs := &noTxRules
 	if fa.Proto < applayer.Proto(len(tp.protos)) && tp.protos[fa.Proto] != nil {
 		tabs = tp.protos[fa.Proto]
 	}
@@ -549,6 +548,10 @@ func (e *Engine) runAppFilter(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir
 	}
 	return false
 }
+
+// noTxRules stands for a protocol no rule inspects: its txs still need their default
+// policies. It is never written.
+var noTxRules txProto
 
 // moveInspectIDs moves the inspect ids on for a packet whose app tables did not run.
 func (e *Engine) moveInspectIDs(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {

@@ -1,9 +1,12 @@
 package txtest_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/meerkat-ids/meerkat/alert"
+	"github.com/meerkat-ids/meerkat/config"
 	"github.com/meerkat-ids/meerkat/detect"
 	"github.com/meerkat-ids/meerkat/firewall"
 	"github.com/meerkat-ids/meerkat/flow"
@@ -111,4 +114,116 @@ func uint8dir(d uint8) flow.Direction {
 		return ts
 	}
 	return tc
+}
+
+// fwSID names a firewall alert's rule: its sid, or the policy rule's.
+func fwSID(r *detect.Rule) uint32 {
+	if r.Src == nil {
+		sid, _ := r.PolicyAlert()
+		return sid
+	}
+	return r.Src.SID
+}
+
+// TestFirewallAppPolicies: the default app policies (reference §4.4, DoParseAppPolicy):
+// keyed by the state name with dashes under "http" (8.0) or "http1" (grouped layout), the
+// generic request-started/... names for the first and the completion state, and an alert
+// action gives sid 2201001 with hook "http:<state>". Expectations follow suricata-verify's
+// ruletype-firewall-70-config-default-policy-http (request-line accept:hook lets the flow
+// through with rules for the other states) and -104-default-app-policy-missed-rule-alert.
+func TestFirewallAppPolicies(t *testing.T) {
+	pkt := `accept:hook tcp:all any any -> any any (sid:100;)`
+	load := func(app map[string]map[string][]string) *firewall.Policies {
+		ps, err := firewall.LoadPolicies(&config.Firewall{PacketFilter: config.DefaultPacketFilterPolicy,
+			PacketPreFlow: config.DefaultPreFlowPolicy, PacketPreStream: config.DefaultPreStreamPolicy, App: app})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ps
+	}
+	cases := []struct {
+		name    string
+		app     map[string]map[string][]string
+		rules   []string
+		data    string
+		want    fwVerdict
+		alerts  []uint32
+		polHook string // the first policy rule's hook, "" for none
+	}{
+		{"flat key accepts request_line", map[string]map[string][]string{"http": {"request-line": {"accept:hook"}}},
+			[]string{pkt, `accept:hook http1:request_started any any -> any any (sid:101;)`,
+				`accept:hook http1:request_headers any any -> any any (sid:103;)`},
+			"GET /a\nHost: x\n", fwVerdict{accepted: true}, nil, ""},
+		{"without the policy request_line drops", nil,
+			[]string{pkt, `accept:hook http1:request_started any any -> any any (sid:101;)`,
+				`accept:hook http1:request_headers any any -> any any (sid:103;)`},
+			"GET /a\nHost: x\n", fwVerdict{dropped: true, reason: alert.ReasonFWDefaultAppPolicy}, nil, ""},
+		{"grouped generic key with alert", map[string]map[string][]string{"http1": {"request-started": {"accept:hook", "alert"}}},
+			[]string{pkt}, "GET /a\n", fwVerdict{dropped: true, reason: alert.ReasonFWDefaultAppPolicy},
+			[]uint32{firewall.PolicyAppSID}, "http:request_started"},
+		{"drop policy with alert", map[string]map[string][]string{"http": {"request-started": {"drop:flow", "alert"}}},
+			[]string{pkt}, "GET /a\n", fwVerdict{dropped: true, reason: alert.ReasonFWDefaultAppPolicy},
+			[]uint32{firewall.PolicyAppSID}, "http:request_started"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := buildFW(t, load(c.app), c.rules...)
+			var hook string
+			for _, r := range e.PolicyRules() {
+				if r != nil {
+					if sid, _ := r.PolicyAlert(); sid == firewall.PolicyAppSID {
+						hook, _, _ = r.Firewall()
+						break
+					}
+				}
+			}
+			if hook != c.polHook {
+				t.Errorf("policy rule hook %q, want %q", hook, c.polHook)
+			}
+			cn := newConn(t, e)
+			cn.tc.StartPacket()
+			cn.send(ts, c.data)
+			v := cn.tc.Verdict
+			got := fwVerdict{dropped: v.Dropped(), accepted: v.Accepted() && !v.Dropped(), reason: v.Reason}
+			if got != c.want {
+				t.Errorf("verdict %+v, want %+v", got, c.want)
+			}
+			var sids []uint32
+			for _, r := range cn.tc.FirewallAlerts() {
+				sids = append(sids, fwSID(r))
+			}
+			if fmt.Sprint(sids) != fmt.Sprint(c.alerts) {
+				t.Errorf("firewall alerts %v, want %v", sids, c.alerts)
+			}
+		})
+	}
+}
+
+// TestFirewallAppHookLoad: a hook rule's buffers must sit at its hook
+// (SigValidateCheckBuffers: "engine progress value ... doesn't match hook"); a hook the
+// protocol's parser does not name is refused as not supported.
+func TestFirewallAppHookLoad(t *testing.T) {
+	cases := []struct{ rule, err string }{
+		{`accept:hook http1:request_line any any -> any any (http.method; content:"GET"; sid:1;)`, ""},
+		{`accept:hook http1:request_started any any -> any any (http.method; content:"GET"; sid:1;)`, "doesn't match hook"},
+		{`accept:hook tls:client_hello_done any any -> any any (sid:1;)`, "app-layer hook tls:client_hello_done is not supported yet"},
+		{`alert http1:request_headers any any -> any any (sid:1;)`, ""},
+	}
+	for _, c := range cases {
+		r, err := rules.ParseWith(c.rule, &rules.ParseOptions{Firewall: strings.HasPrefix(c.rule, "accept")})
+		if err != nil {
+			t.Fatalf("%s: %v", c.rule, err)
+		}
+		e, errs, err := detect.Build([]*rules.Rule{r}, detect.Config{Firewall: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Close()
+		switch {
+		case c.err == "" && len(errs) > 0:
+			t.Errorf("%s: %v", c.rule, errs)
+		case c.err != "" && (len(errs) != 1 || !strings.Contains(errs[0].Error(), c.err)):
+			t.Errorf("%s: errors %v, want %q", c.rule, errs, c.err)
+		}
+	}
 }
