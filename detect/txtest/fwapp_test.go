@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/meerkat-ids/meerkat/alert"
+	"github.com/meerkat-ids/meerkat/applayer"
 	"github.com/meerkat-ids/meerkat/config"
 	"github.com/meerkat-ids/meerkat/detect"
 	"github.com/meerkat-ids/meerkat/firewall"
@@ -226,4 +227,71 @@ func TestFirewallAppHookLoad(t *testing.T) {
 			t.Errorf("%s: errors %v, want %q", c.rule, errs, c.err)
 		}
 	}
+}
+
+// fuzzFWRules are firewall app rules of every kind (hook-only, buffers, <hook, accept:tx,
+// drop) with threat-detection tx rules after them.
+var fuzzFWRules = []string{
+	`accept:hook tcp:all any any -> any any (sid:100;)`,
+	`accept:hook http1:request_started any any -> any any (alert; sid:101;)`,
+	`accept:hook http1:request_line any any -> any any (http.method; content:"GET"; alert; sid:102;)`,
+	`drop:flow http1:request_line any any -> any any (http.method; content:"P"; alert; sid:103;)`,
+	`accept:tx http1:<request_headers any any -> any any (http.header; content:"A"; sid:104;)`,
+	`accept:hook http1:request_headers any any -> any any (sid:105;)`,
+	`accept:hook http1:response_started any any -> any any (sid:201;)`,
+	`accept:flow http1:response_line any any -> any any (http.stat_code; content:"2"; alert; sid:202;)`,
+}
+
+// FuzzFirewallApp feeds hostile traffic (the FuzzTxInspect input format) to firewall mode's
+// app tables. Detection must not panic, a packet from the wire must end accepted or dropped
+// (fail closed, DetectRunPostRules), and a flow the firewall dropped stays dropped.
+func FuzzFirewallApp(f *testing.F) {
+	for _, s := range fuzzSeeds() {
+		f.Add(s)
+	}
+	var rs []*rules.Rule
+	for _, s := range fuzzFWRules {
+		r, err := rules.ParseWith(s, &rules.ParseOptions{Firewall: true})
+		if err != nil {
+			f.Fatal(err)
+		}
+		rs = append(rs, r)
+	}
+	for _, s := range fuzzRules {
+		r, err := rules.Parse(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		rs = append(rs, r)
+	}
+	e, errs, err := detect.Build(rs, detect.Config{Firewall: true})
+	if err != nil || len(errs) > 0 {
+		f.Fatal(err, errs)
+	}
+	f.Cleanup(e.Close)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		c := newConn(t, e)
+		for len(in) >= 2 {
+			op, n := in[0], int(in[1])
+			in = in[2:]
+			n = min(n, len(in))
+			data := in[:n]
+			in = in[n:]
+			dir := flow.Direction(op & 1)
+			c.free = op&8 != 0
+			c.st.Parse(dir, data, 0)
+			c.fa.Updated[dir] = len(data) > 0 || op&2 != 0
+			p := packet(dir, string(data))
+			dropped := c.f.Action == flow.ActionDrop
+			c.tc.StartPacket()
+			c.inspect(p, dir, applayer.GetCtx{EOF: op&4 != 0})
+			v := c.tc.Verdict
+			if !v.Accepted() && !v.Dropped() {
+				t.Fatalf("packet neither accepted nor dropped: %+v", v)
+			}
+			if dropped && c.f.Action != flow.ActionDrop {
+				t.Fatalf("a dropped flow was undropped")
+			}
+		}
+	})
 }
