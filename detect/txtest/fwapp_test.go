@@ -295,3 +295,49 @@ func FuzzFirewallApp(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFirewallApp is BenchmarkTxInspect's packet (a request tx at its body, updated on
+// every packet) in firewall mode with an HTTP/1 policy of hook rules in front of the same
+// kind of threat-detection rules: the cost of the app:filter walk per packet, which must
+// allocate nothing.
+func BenchmarkFirewallApp(b *testing.B) {
+	texts := []string{`accept:hook tcp:all any any -> any any (sid:100;)`,
+		`accept:hook http1:request_started any any -> any any (sid:101;)`,
+		`accept:hook http1:request_line any any -> any any (http.method; content:"GET"; sid:102;)`,
+		`accept:hook http1:request_headers any any -> any any (sid:103;)`,
+		`accept:hook http1:request_body any any -> any any (sid:104;)`}
+	var rs []*rules.Rule
+	for _, s := range texts {
+		r, err := rules.ParseWith(s, &rules.ParseOptions{Firewall: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rs = append(rs, r)
+	}
+	for i := 0; i < 200; i++ {
+		r, err := rules.Parse(fmt.Sprintf(`alert http any any -> any any (http.uri; content:"/p%d"; sid:%d;)`, i, i+1000))
+		if err != nil {
+			b.Fatal(err)
+		}
+		rs = append(rs, r)
+	}
+	e, errs, err := detect.Build(rs, detect.Config{Firewall: true})
+	if err != nil || len(errs) > 0 {
+		b.Fatal(err, errs)
+	}
+	b.Cleanup(e.Close)
+	c := newConn(b, e)
+	c.tc.StartPacket()
+	c.send(ts, "GET /index\nHost: a\nUser-Agent: b\n\nsome body\n")
+	p := packet(ts, "more body")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.st.txs[0].td.Updated[ts] = true
+		c.fa.Updated[ts] = true
+		c.tc.StartPacket()
+		c.inspect(p, ts, applayer.GetCtx{})
+		if !c.tc.Verdict.Accepted() {
+			b.Fatalf("verdict %+v", c.tc.Verdict)
+		}
+	}
+}
