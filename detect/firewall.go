@@ -55,6 +55,9 @@ type fwThread struct {
 	dropRule, policyDrop *Rule
 	// appDrop is the first app:filter rule (or app policy rule) with a drop action queued.
 	appDrop *Rule
+	// appTD are the tx stage's threat-detection matches, queued after the app:filter ones
+	// in the alert walk (AlertQueueSortHelperFirewall: app:filter before app:td).
+	appTD []appTDMatch
 	// appAccept is the app tables' default accept (DetectRunAppendDefaultAccept), appRan
 	// says the app tables ran for the packet.
 	appAccept, appRan bool
@@ -94,6 +97,13 @@ func (t *fwThread) startRun() {
 	t.matches = t.matches[:0]
 	t.dropRule, t.policyDrop, t.appDrop = nil, nil, nil
 	t.appAccept, t.appRan = false, false
+	t.appTD = t.appTD[:0]
+}
+
+// appTDMatch is a threat-detection tx rule's match waiting for the alert walk.
+type appTDMatch struct {
+	r    *Rule
+	txID uint64
 }
 
 func (t *fwThread) init(max int) {
@@ -464,12 +474,14 @@ func (e *Engine) inspectFirewallQuiet(tc *ThreadCtx, p *decode.Packet, f *flow.F
 }
 
 // firewallFinalize is the alert walk of firewall mode (PacketAlertFinalizeProcessQueue with
-// AlertQueueSortHelperFirewall): the firewall matches of this run, then (td) the
-// threat-detection queue, then the default accept of the app-layer tables (defaultAccept).
+// AlertQueueSortHelperFirewall), table by table: the firewall matches of the packet tables,
+// then (td) the threat-detection queue (packet:td), the app:filter matches, the tx stage's
+// threat-detection matches (app:td), then the default accept of the app-layer tables
+// (defaultAccept).
 func (e *Engine) firewallFinalize(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, td, defaultAccept bool) {
 	v := &tc.Verdict
 	q := tc.Queue
-	if len(tc.fw.matches) == 0 && q.Matches() == 0 {
+	if len(tc.fw.matches) == 0 && q.Matches() == 0 && len(tc.fw.appTD) == 0 {
 		// Nothing matched that acts in the walk: only the app tables' default accept.
 		if defaultAccept && !v.Dropped() {
 			v.Action |= alert.ActionAccept
@@ -552,11 +564,9 @@ func (e *Engine) firewallFinalize(tc *ThreadCtx, p *decode.Packet, f *flow.Flow,
 			dropped = q.RuleDropSeen()
 		}
 	}
-	if td && e.hasTags {
-		e.finishTags(tc, p, tdProcessed)
-	}
 	// The app:filter matches (HandleFirewallRule): accepts and drops that act on the packet
 	// (any but accept:hook, or one that accepts the packet), after threat detection.
+	fwAppDropped := false
 	for i := appAt; i < len(tc.fw.matches) && !skipFW && !dropped; i++ {
 		m := &tc.fw.matches[i]
 		if skipTable != firewall.TableNone {
@@ -582,10 +592,13 @@ func (e *Engine) firewallFinalize(tc *ThreadCtx, p *decode.Packet, f *flow.Flow,
 			if f != nil && m.scope == rules.ScopeFlow {
 				f.Action, f.ByFirewall = flow.ActionDrop, true
 			}
-			dropped = true
+			dropped, fwAppDropped = true, true
 		}
-		if m.action&alert.ActionPass != 0 && f != nil && m.scope == rules.ScopeFlow && f.Action == flow.ActionNone {
-			f.Action = flow.ActionPass
+		if m.action&alert.ActionPass != 0 {
+			if f != nil && m.scope == rules.ScopeFlow && f.Action == flow.ActionNone {
+				f.Action = flow.ActionPass
+			}
+			skipTD = true
 		}
 		if m.action&alert.ActionAccept != 0 {
 			if m.scope == rules.ScopeHook {
@@ -596,6 +609,22 @@ func (e *Engine) firewallFinalize(tc *ThreadCtx, p *decode.Packet, f *flow.Flow,
 			acceptPacket = true
 			acceptFlow = acceptFlow || m.scope == rules.ScopeFlow
 		}
+	}
+	// Then app:td (the tx stage's threat-detection matches): not after a firewall drop (the
+	// walk ended) or a firewall pass; a packet:td drop does not stop them.
+	if len(tc.fw.appTD) > 0 {
+		if td && !fwAppDropped && !skipTD {
+			for _, m := range tc.fw.appTD {
+				e.addMatch(tc, m.r, p, f, m.txID, alert.FlagStateMatch|alert.FlagTx)
+			}
+			e.applyTD(tc, f)
+			dropped = dropped || q.RuleDropSeen()
+			tdProcessed = true
+		}
+		tc.fw.appTD = tc.fw.appTD[:0]
+	}
+	if td && e.hasTags {
+		e.finishTags(tc, p, tdProcessed)
 	}
 	if defaultAccept && !skipFW && !dropped {
 		acceptPacket = true

@@ -549,6 +549,9 @@ func (e *Engine) runAppFilter(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir
 	return false
 }
 
+// appTDMax bounds the app:td matches one packet holds back for the alert walk.
+const appTDMax = 1 << 12
+
 // noTxRules stands for a protocol no rule inspects: its txs still need their default
 // policies. It is never written.
 var noTxRules txProto
@@ -677,7 +680,13 @@ func (e *Engine) inspectTxFW(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir 
 		case res:
 			r.post.Apply(&tc.in)
 			if !r.fw {
-				e.addMatch(tc, r, p, f, td.ID, alert.FlagStateMatch|alert.FlagTx)
+				// app:td: queued for the alert walk after the app:filter matches (past the
+				// bound, straight into the queue, ahead of them).
+				if len(tc.fw.appTD) < appTDMax {
+					tc.fw.appTD = append(tc.fw.appTD, appTDMatch{r: r, txID: td.ID})
+				} else {
+					e.addMatch(tc, r, p, f, td.ID, alert.FlagStateMatch|alert.FlagTx)
+				}
 			} else {
 				st.fullMatch(r)
 			}

@@ -341,3 +341,56 @@ func BenchmarkFirewallApp(b *testing.B) {
 		}
 	}
 }
+
+// TestFirewallAppTDOrder: the alert walk takes app:filter before app:td
+// (AlertQueueSortHelperFirewall), so an app:filter drop ends the walk before the tx's
+// threat-detection match (PacketAlertFinalizeProcessQueue's fw_dropped), while with an
+// accept the threat-detection alert is logged (ruletype-firewall-22-http-accept-tx-with-td).
+func TestFirewallAppTDOrder(t *testing.T) {
+	td := `alert http any any -> any any (http.method; content:"GET"; sid:7;)`
+	cases := []struct {
+		name     string
+		fw       string
+		dropped  bool
+		fwAlerts []uint32
+		tdAlerts []string
+	}{
+		{"drop", `drop:flow http1:request_line any any -> any any (alert; sid:999;)`, true, []uint32{999}, nil},
+		{"accept", `accept:tx http1:request_line any any -> any any (alert; sid:102;)`, false, []uint32{102}, []string{"7/0"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var rs []*rules.Rule
+			for _, s := range []string{`accept:hook tcp:all any any -> any any (sid:100;)`,
+				`accept:hook http1:request_started any any -> any any (sid:101;)`, c.fw} {
+				r, err := rules.ParseWith(s, &rules.ParseOptions{Firewall: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				rs = append(rs, r)
+			}
+			r, err := rules.Parse(td)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, errs, err := detect.Build(append(rs, r), detect.Config{Firewall: true})
+			if err != nil || len(errs) > 0 {
+				t.Fatal(err, errs)
+			}
+			t.Cleanup(e.Close)
+			cn := newConn(t, e)
+			cn.tc.StartPacket()
+			got := cn.send(ts, "GET /a\n")
+			if cn.tc.Verdict.Dropped() != c.dropped {
+				t.Errorf("dropped %v, want %v", cn.tc.Verdict.Dropped(), c.dropped)
+			}
+			var sids []uint32
+			for _, r := range cn.tc.FirewallAlerts() {
+				sids = append(sids, fwSID(r))
+			}
+			if fmt.Sprint(sids) != fmt.Sprint(c.fwAlerts) || fmt.Sprint(got) != fmt.Sprint(c.tdAlerts) {
+				t.Errorf("alerts fw %v td %v, want %v %v", sids, got, c.fwAlerts, c.tdAlerts)
+			}
+		})
+	}
+}
