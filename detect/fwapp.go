@@ -556,6 +556,15 @@ const appTDMax = 1 << 12
 // policies. It is never written.
 var noTxRules txProto
 
+// SkipFlow stands in for Inspect on a packet of a flow that is both accepted and passed
+// (accept:flow,pass:flow in firewall mode): nothing is inspected, but the inspect ids move on
+// past complete txs, so the app layer can free them (DetectFlow's pass path). Call SetApp
+// first, as for Inspect.
+func (e *Engine) SkipFlow(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
+	e.moveInspectIDs(tc, p, f, dir)
+	tc.endApp()
+}
+
 // moveInspectIDs moves the inspect ids on for a packet whose app tables did not run.
 func (e *Engine) moveInspectIDs(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction) {
 	fa := tc.tx.app

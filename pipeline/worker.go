@@ -295,6 +295,8 @@ func (w *worker) inspectFirewall(pc *packetCtx) {
 		// DetectFlow: a dropped flow is not inspected.
 	case f != nil && f.Action == flow.ActionPass && f.Accept:
 		v.Action |= alert.ActionAccept // accept:flow,pass:flow: nothing left to inspect
+		w.setApp(pc)
+		e.SkipFlow(tc, pc.p, f, pc.dir) // but the inspect ids move on, so txs can be freed
 	default:
 		w.setApp(pc)
 		e.Inspect(tc, pc.p, f, pc.dir)

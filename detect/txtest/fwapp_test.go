@@ -394,3 +394,17 @@ func TestFirewallAppTDOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestFirewallSkipFlowInspectID: a flow accepted and passed is not inspected, but its
+// inspect ids move past complete txs (DetectFlow), so the app layer can free them.
+func TestFirewallSkipFlowInspectID(t *testing.T) {
+	e := buildFW(t, nil, `accept:flow,pass:flow http1:request_started any any -> any any (sid:1;)`)
+	c := newConn(t, e)
+	c.f.Action, c.f.Accept = flow.ActionPass, true
+	c.st.Parse(ts, []byte("GET /\n\n.\nGET /2\n"), 0)
+	c.tc.SetApp(&c.fa, applayer.GetCtx{})
+	e.SkipFlow(c.tc, packet(ts, "x"), c.f, ts)
+	if c.fa.InspectID[ts] != 1 {
+		t.Errorf("inspect id %d, want 1", c.fa.InspectID[ts])
+	}
+}
