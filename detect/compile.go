@@ -75,10 +75,6 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 	if c.tx != nil {
 		c.needPayload = false // no packet mask for stateful rules (DetectRulePacketRules)
 	}
-	if c.tx != nil && e.firewall {
-		// Firewall mode's app-layer tables and their default policies are not built yet.
-		return nil, fmt.Errorf("app-layer transaction rules are not supported in firewall mode yet")
-	}
 	c.alproto, _ = ruleAppProto(r)
 	c.stream = streamModeOf(r)
 	for _, o := range r.Matches {

@@ -147,6 +147,10 @@ type Rule struct {
 	// rule without a fast pattern and without a witness is a candidate on every packet its
 	// header accepts.
 	witness header.Choice
+	// appPolicy marks the synthetic rule of an app-layer default policy with an alert action
+	// (AddAppPolicySignature); appHook is its state.
+	appPolicy bool
+	appHook   appHook
 	// deOnly marks a decoder-event-only rule (Suricata's SIG_TYPE_DEONLY): the only rules,
 	// with IP-only ones, evaluated on packets of protocol 0 that carry decoder events, also
 	// without an IP layer (Suricata's decoder_event_sgh).
@@ -164,7 +168,26 @@ func (r *Rule) Firewall() (hook, policy string, ok bool) {
 	if !r.fw {
 		return "", "", false
 	}
-	return r.table.String(), firewall.Policy{Action: r.Action, Scope: r.scope}.String(), true
+	policy = firewall.Policy{Action: r.Action, Scope: r.scope}.String()
+	if r.table == firewall.TableAppFilter {
+		// AlertJsonAddFirewall: the protocol and the state's name, none for an unnamed state.
+		h := r.appHook
+		if r.tx != nil {
+			h = r.tx.hook
+		}
+		return hookName(h.proto, h.dir, h.progress), policy, true
+	}
+	return r.table.String(), policy, true
+}
+
+// PolicyAlert returns the signature id and message of a firewall policy's synthetic rule
+// (PolicyRules): the packet policies' "SURICATA FW default packet policy" (sid 2201000) or
+// the app policies' "SURICATA FW default app policy" (sid 2201001).
+func (r *Rule) PolicyAlert() (sid uint32, msg string) {
+	if r.appPolicy {
+		return firewall.PolicyAppSID, firewall.PolicyAppMsg
+	}
+	return firewall.PolicySID, firewall.PolicyMsg
 }
 
 // ruleHeader is what a rule's header (and its payload-size requirements) asks of a packet:
@@ -451,7 +474,10 @@ func (e *Engine) Len() int { return len(e.rules) }
 
 // PolicyRules returns the synthetic rules of the firewall's packet policies that alert
 // (Suricata's AddPktPolicySignature), by table; nil where a policy does not alert.
-func (e *Engine) PolicyRules() []*Rule { return e.fw.policyRules[:] }
+//
+// After them come the app policies' rules (one per protocol, direction and state whose
+// policy alerts); a rule's place in the slice is its LogID minus Len().
+func (e *Engine) PolicyRules() []*Rule { return e.fw.allPolicies }
 
 // IsFirewall reports whether the engine runs in firewall mode.
 func (e *Engine) IsFirewall() bool { return e.firewall }

@@ -37,15 +37,30 @@ type fwMatch struct {
 	table  firewall.Table
 	policy bool // a policy's synthetic rule: its action applies to the packet even for :hook
 	none   bool // thresholds said no action (PacketAlertHandle 0)
+	// txID is the transaction of an app:filter match (alert.NoTx for the packet tables);
+	// applyPkt is PACKET_ALERT_FLAG_APPLY_ACTION_TO_PACKET: an app:filter accept:hook or
+	// accept:tx that accepts the packet.
+	txID     uint64
+	applyPkt bool
 }
 
 // fwThread is a worker's firewall state for the current packet.
 type fwThread struct {
 	matches []fwMatch // this run's firewall matches, policy first
-	logged  []*Rule   // firewall alerts of the packet in order (hooks, then packet:filter)
+	logged  []*Rule   // firewall alerts of the packet in order (hooks, packet:filter, app:filter)
+	// loggedTx are the logged alerts' transactions (alert.NoTx for the packet tables).
+	loggedTx []uint64
 	// dropRule and policyDrop are the first firewall rule and the policy rule with a drop
 	// action that matched this packet (for p->alerts.drop).
 	dropRule, policyDrop *Rule
+	// appDrop is the first app:filter rule (or app policy rule) with a drop action queued.
+	appDrop *Rule
+	// appTD are the tx stage's threat-detection matches, queued after the app:filter ones
+	// in the alert walk (AlertQueueSortHelperFirewall: app:filter before app:td).
+	appTD []appTDMatch
+	// appAccept is the app tables' default accept (DetectRunAppendDefaultAccept), appRan
+	// says the app tables ran for the packet.
+	appAccept, appRan bool
 	// Discarded is firewall.discarded_alerts: firewall alerts beyond packet-alert-max.
 	Discarded uint64
 	// Alerts is the firewall's share of detect.alert: like Suricata, every detection run
@@ -66,7 +81,9 @@ func (t *fwThread) addMatch(m fwMatch, deciding bool) {
 		t.matches = t.matches[:n]
 	}
 	i := n
-	for i > 0 && (t.matches[i-1].table > m.table || t.matches[i-1].table == m.table && t.matches[i-1].r.IID > m.r.IID) {
+	for i > 0 && (t.matches[i-1].table > m.table || t.matches[i-1].table == m.table && (t.matches[i-1].r.IID > m.r.IID ||
+		// AlertQueueSortHelperFirewall: one rule's matches on several txs, the latest first.
+		t.matches[i-1].r.IID == m.r.IID && t.matches[i-1].txID != alert.NoTx && t.matches[i-1].txID < m.txID)) {
 		i--
 	}
 	t.matches = append(t.matches, fwMatch{})
@@ -78,19 +95,28 @@ func (t *fwThread) addMatch(m fwMatch, deciding bool) {
 // p->alerts.drop, which Suricata resets at the start of every run.
 func (t *fwThread) startRun() {
 	t.matches = t.matches[:0]
-	t.dropRule, t.policyDrop = nil, nil
+	t.dropRule, t.policyDrop, t.appDrop = nil, nil, nil
+	t.appAccept, t.appRan = false, false
+	t.appTD = t.appTD[:0]
+}
+
+// appTDMatch is a threat-detection tx rule's match waiting for the alert walk.
+type appTDMatch struct {
+	r    *Rule
+	txID uint64
 }
 
 func (t *fwThread) init(max int) {
 	t.matches = make([]fwMatch, 0, 64)
 	t.logged = make([]*Rule, 0, max)
+	t.loggedTx = make([]uint64, 0, max)
 }
 
 // StartPacket clears the per-packet state before a packet's hooks and main run in firewall
 // mode: the verdict, the firewall alerts and the alert queue.
 func (tc *ThreadCtx) StartPacket() {
 	tc.Verdict = alert.PacketVerdict{}
-	tc.fw.logged = tc.fw.logged[:0]
+	tc.fw.logged, tc.fw.loggedTx = tc.fw.logged[:0], tc.fw.loggedTx[:0]
 	tc.fw.startRun()
 	tc.Queue.Reset()
 	tc.pst.StartPacket()
@@ -106,12 +132,19 @@ func (tc *ThreadCtx) FirstDropRule() *Rule {
 	if en, ok := tc.Queue.DropEntry(); ok {
 		return tc.e.rules[en.IID]
 	}
-	return tc.fw.policyDrop
+	if tc.fw.policyDrop != nil {
+		return tc.fw.policyDrop
+	}
+	return tc.fw.appDrop
 }
 
 // FirewallAlerts returns the firewall alerts of the current packet in the order they are
 // logged, before the threat-detection entries of Queue.
 func (tc *ThreadCtx) FirewallAlerts() []*Rule { return tc.fw.logged }
+
+// FirewallAlertTx returns the transaction of the i-th firewall alert (FirewallAlerts):
+// alert.NoTx for a packet table's alert, the tx id of an app:filter one.
+func (tc *ThreadCtx) FirewallAlertTx(i int) uint64 { return tc.fw.loggedTx[i] }
 
 // FirewallAlertCount returns the firewall's share of detect.alert.
 func (tc *ThreadCtx) FirewallAlertCount() uint64 { return tc.fw.Alerts }
@@ -205,7 +238,7 @@ func (e *Engine) RunHook(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 // adds the packet action to *action. It reports whether the walk stops (a drop) and whether the
 // rule gave a verdict (accept or drop); after a verdict no other firewall rule is evaluated.
 func (e *Engine) fwRuleMatched(tc *ThreadCtx, r *Rule, p *decode.Packet, f *flow.Flow, action *alert.Action) (stop, verdict bool) {
-	m := fwMatch{r: r, action: r.Action, scope: r.scope, table: r.table}
+	m := fwMatch{r: r, action: r.Action, scope: r.scope, table: r.table, txID: alert.NoTx}
 	if !r.fwStatic && e.thresholds.HasRate(r.IID) {
 		d, _ := e.thresholds.Decide(r.IID, p, f)
 		m.none = d.Result() == threshold.NoMatch
@@ -265,7 +298,7 @@ func (fw *fwProgram) applyPacketPolicy(tc *ThreadCtx, t firewall.Table, f *flow.
 	if pr := fw.policyRules[t]; pr != nil && !final {
 		// Queued before the alert walk, and first in its table (its iid is 0 in Suricata).
 		// The final call comes after the walk: Suricata queues that alert too late to log it.
-		tc.fw.addMatch(fwMatch{r: pr, action: pol.Action, scope: pol.Scope, table: t, policy: true}, true)
+		tc.fw.addMatch(fwMatch{r: pr, action: pol.Action, scope: pol.Scope, table: t, policy: true, txID: alert.NoTx}, true)
 		if pol.Action&alert.ActionDrop != 0 && tc.fw.policyDrop == nil {
 			tc.fw.policyDrop = pr
 		}
@@ -283,9 +316,10 @@ func (fw *fwProgram) failClosed(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, t
 
 // logFW logs a firewall alert if packet-alert-max leaves room (else firewall.discarded_alerts)
 // and keeps the threat-detection queue's bound below what is left.
-func (tc *ThreadCtx) logFW(r *Rule) {
+func (tc *ThreadCtx) logFW(r *Rule, txID uint64) {
 	if len(tc.fw.logged) < cap(tc.fw.logged) {
 		tc.fw.logged = append(tc.fw.logged, r)
+		tc.fw.loggedTx = append(tc.fw.loggedTx, txID)
 		tc.Queue.Reserve(1)
 		return
 	}
@@ -400,9 +434,12 @@ func (e *Engine) inspectFirewall(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, 
 	} else {
 		pktPolicy = action | e.fw.applyPacketPolicy(tc, firewall.TablePacketFilter, f, false)
 	}
-	// A packet the packet tables neither dropped nor accepted goes on to the app-layer tables;
-	// without app-layer state that is a default accept.
-	defaultAccept := pktPolicy&(alert.ActionDrop|alert.ActionAccept) == 0
+	// A packet the packet tables neither dropped nor accepted goes on to the app-layer tables
+	// (without app-layer state that is a default accept).
+	defaultAccept := false
+	if pktPolicy&(alert.ActionDrop|alert.ActionAccept) == 0 {
+		defaultAccept = e.runAppFilter(tc, p, f, dir) || tc.fw.appAccept
+	}
 	e.firewallFinalize(tc, p, f, true, defaultAccept)
 	e.fw.failClosed(tc, p, f, firewall.TablePacketFilter)
 	tc.fw.Alerts += uint64(len(tc.fw.logged))
@@ -430,18 +467,21 @@ func (e *Engine) inspectFirewallQuiet(tc *ThreadCtx, p *decode.Packet, f *flow.F
 			e.walkTD(tc, p, f, iid, ok, ipOnlyDone)
 		}
 	}
-	e.firewallFinalize(tc, p, f, true, true)
+	defaultAccept := e.runAppFilter(tc, p, f, dir) || tc.fw.appAccept
+	e.firewallFinalize(tc, p, f, true, defaultAccept)
 	e.fw.failClosed(tc, p, f, firewall.TablePacketFilter)
 	tc.fw.Alerts += uint64(len(tc.fw.logged))
 }
 
 // firewallFinalize is the alert walk of firewall mode (PacketAlertFinalizeProcessQueue with
-// AlertQueueSortHelperFirewall): the firewall matches of this run, then (td) the
-// threat-detection queue, then the default accept of the app-layer tables (defaultAccept).
+// AlertQueueSortHelperFirewall), table by table: the firewall matches of the packet tables,
+// then (td) the threat-detection queue (packet:td), the app:filter matches, the tx stage's
+// threat-detection matches (app:td), then the default accept of the app-layer tables
+// (defaultAccept).
 func (e *Engine) firewallFinalize(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, td, defaultAccept bool) {
 	v := &tc.Verdict
 	q := tc.Queue
-	if len(tc.fw.matches) == 0 && q.Matches() == 0 {
+	if len(tc.fw.matches) == 0 && q.Matches() == 0 && len(tc.fw.appTD) == 0 {
 		// Nothing matched that acts in the walk: only the app tables' default accept.
 		if defaultAccept && !v.Dropped() {
 			v.Action |= alert.ActionAccept
@@ -454,8 +494,13 @@ func (e *Engine) firewallFinalize(tc *ThreadCtx, p *decode.Packet, f *flow.Flow,
 	dropped, skipFW, skipTD := false, false, false
 	acceptPacket, acceptFlow := false, false
 	var skipTable firewall.Table
+	appAt := len(tc.fw.matches)
 	for i := range tc.fw.matches {
 		m := &tc.fw.matches[i]
+		if m.table >= firewall.TableAppFilter {
+			appAt = i // after threat detection's packet matches
+			break
+		}
 		if skipFW || dropped {
 			break
 		}
@@ -469,7 +514,7 @@ func (e *Engine) firewallFinalize(tc *ThreadCtx, p *decode.Packet, f *flow.Flow,
 			continue
 		}
 		if m.r.Action&alert.ActionAlert != 0 {
-			tc.logFW(m.r)
+			tc.logFW(m.r, alert.NoTx)
 		}
 		if m.r.tags != nil {
 			e.installTags(m.r, p, tc.fs)
@@ -518,6 +563,65 @@ func (e *Engine) firewallFinalize(tc *ThreadCtx, p *decode.Packet, f *flow.Flow,
 			e.applyTD(tc, f)
 			dropped = q.RuleDropSeen()
 		}
+	}
+	// The app:filter matches (HandleFirewallRule): accepts and drops that act on the packet
+	// (any but accept:hook, or one that accepts the packet), after threat detection.
+	fwAppDropped := false
+	for i := appAt; i < len(tc.fw.matches) && !skipFW && !dropped; i++ {
+		m := &tc.fw.matches[i]
+		if skipTable != firewall.TableNone {
+			if m.table <= skipTable {
+				continue
+			}
+			skipTable = firewall.TableNone
+		}
+		if m.none {
+			continue
+		}
+		if m.r.Action&alert.ActionAlert != 0 {
+			tc.logFW(m.r, m.txID)
+		}
+		if m.r.tags != nil {
+			e.installTags(m.r, p, tc.fs)
+		}
+		if m.scope == rules.ScopeHook && !m.applyPkt {
+			continue
+		}
+		if m.action&alert.ActionDrop != 0 {
+			v.Drop(m.action&(alert.ActionDrop|alert.ActionReject|alert.ActionRejectDst|alert.ActionRejectBoth), alert.ReasonFWRules)
+			if f != nil && m.scope == rules.ScopeFlow {
+				f.Action, f.ByFirewall = flow.ActionDrop, true
+			}
+			dropped, fwAppDropped = true, true
+		}
+		if m.action&alert.ActionPass != 0 {
+			if f != nil && m.scope == rules.ScopeFlow && f.Action == flow.ActionNone {
+				f.Action = flow.ActionPass
+			}
+			skipTD = true
+		}
+		if m.action&alert.ActionAccept != 0 {
+			if m.scope == rules.ScopeHook {
+				skipTable = m.table
+			} else {
+				skipFW = true
+			}
+			acceptPacket = true
+			acceptFlow = acceptFlow || m.scope == rules.ScopeFlow
+		}
+	}
+	// Then app:td (the tx stage's threat-detection matches): not after a firewall drop (the
+	// walk ended) or a firewall pass; a packet:td drop does not stop them.
+	if len(tc.fw.appTD) > 0 {
+		if td && !fwAppDropped && !skipTD {
+			for _, m := range tc.fw.appTD {
+				e.addMatch(tc, m.r, p, f, m.txID, alert.FlagStateMatch|alert.FlagTx)
+			}
+			e.applyTD(tc, f)
+			dropped = dropped || q.RuleDropSeen()
+			tdProcessed = true
+		}
+		tc.fw.appTD = tc.fw.appTD[:0]
 	}
 	if td && e.hasTags {
 		e.finishTags(tc, p, tdProcessed)
@@ -606,6 +710,9 @@ type fwProgram struct {
 	preFlow   []uint32
 	preStream [2][]uint32
 	policies  *firewall.Policies
+	// app are the default app policies; allPolicies the synthetic policy rules (PolicyRules).
+	app         fwAppPolicies
+	allPolicies []*Rule
 }
 
 // buildFirewall builds the firewall program from the numbered rules: the hook tables, the
@@ -613,8 +720,8 @@ type fwProgram struct {
 func (e *Engine) buildFirewall() fwProgram {
 	var fw fwProgram
 	for _, r := range e.rules {
-		if !r.fw {
-			continue
+		if !r.fw || r.table == firewall.TableAppFilter {
+			continue // the packet walk's firewall rules only (app:filter ones come after them)
 		}
 		fw.nFW++
 		switch r.table {
@@ -639,6 +746,8 @@ func (e *Engine) buildFirewall() fwProgram {
 	fw.pktPolicy[firewall.TablePreStream] = fw.policies.PreStream
 	fw.pktPolicy[firewall.TablePacketFilter] = fw.policies.PacketFilter
 	fw.policyRules = policyRules(&fw, uint32(len(e.rules)))
+	fw.app = loadAppPolicies(fw.policies, uint32(len(e.rules))+uint32(len(fw.policyRules)))
+	fw.allPolicies = append(append([]*Rule(nil), fw.policyRules[:]...), fw.app.all...)
 	pf := fw.pktPolicy[firewall.TablePacketFilter]
 	fw.quietFilterPolicy = pf.Scope == rules.ScopeHook && pf.Action&alert.ActionAccept != 0 &&
 		pf.Action&(alert.ActionAlert|alert.ActionDrop) == 0 && fw.policyRules[firewall.TablePacketFilter] == nil

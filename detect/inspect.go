@@ -153,8 +153,9 @@ func (e *Engine) Inspect(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow
 		} else {
 			e.inspectFirewall(tc, p, f, dir)
 		}
-		// No tx rules in firewall mode yet: this only moves the inspect ids on.
-		e.runTx(tc, p, f, dir)
+		if !tc.fw.appRan {
+			e.moveInspectIDs(tc, p, f, dir) // the app tables did not run
+		}
 		return
 	}
 	e.inspectIPS(tc, p, f, dir)

@@ -11,13 +11,14 @@ import (
 )
 
 // Missing is one thing in a rule that the engine cannot evaluate yet: an app-layer protocol,
-// a keyword (sticky buffer, transform or match keyword), a firewall app-layer hook or the
+// a keyword (sticky buffer, transform or match keyword), an app-layer hook or the
 // transactional direction. A rule with any of them is not loaded, so nothing runs
 // half-evaluated. Its Error text is the reason the loader prints.
 type Missing struct {
 	// Kind is what is missing: "app-layer protocol" (one without a registered parser),
 	// "keyword", "decode-event" or "stream-event" (an event Meerkat's decoder or stream
-	// engine does not raise), "firewall app-layer hook" or "combination" (of inspection
+	// engine does not raise), "app-layer hook" (a proto:state hook whose protocol has no
+	// parser naming that state) or "combination" (of inspection
 	// kinds the engine cannot run together yet).
 	Kind string
 	// Name names it: the protocol ("http"), the keyword ("http.uri"), the hook
@@ -30,8 +31,8 @@ func (m Missing) Error() string {
 	switch m.Kind {
 	case "combination":
 		return fmt.Sprintf("%s content together with app-layer buffers in this rule is not supported yet", strings.TrimSuffix(m.Name, "+app-layer"))
-	case "firewall app-layer hook":
-		return fmt.Sprintf("firewall app-layer hook %s is not supported yet (it needs app-layer parsing)", m.Name)
+	case "app-layer hook":
+		return fmt.Sprintf("app-layer hook %s is not supported yet (its protocol has no parser with that state)", m.Name)
 	default:
 		return fmt.Sprintf("%s %s is not supported yet", m.Kind, m.Name)
 	}
@@ -65,9 +66,13 @@ func missing(r *rules.Rule, firstOnly bool) []Missing {
 		return firstOnly
 	}
 	h := &r.Header
-	if r.Firewall && h.Protocol.AppHook {
-		if add(Missing{"firewall app-layer hook", h.Protocol.String()}) {
-			return out
+	if h.Protocol.AppHook {
+		// A hook is evaluated when its protocol has a parser that names the state
+		// (SigParseProtoHookApp resolves it against the parser's progress names).
+		if _, ok := hookOf(r); !ok {
+			if add(Missing{"app-layer hook", h.Protocol.String()}) {
+				return out
+			}
 		}
 	}
 	// A header's app-layer protocol is supported when a parser for it is registered (a

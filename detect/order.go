@@ -93,7 +93,11 @@ func priority(r *Rule) int { return r.severity }
 // non-users, then priority, then sid; pos (the compile position) only separates the two halves
 // of a <> rule, which agree on everything else.
 type sortKey struct {
-	table                                   firewall.Table // firewall rules first, by table
+	table firewall.Table // firewall rules first, by table
+	// fwApp puts the app:filter rules after the packet firewall rules and before threat
+	// detection (SCSigOrderSignatures); fwDir, fwProto and fwHook order them
+	// (SCSigOrderByAppFirewall): direction, protocol, hook progress, then file order.
+	fwApp, fwDir, fwProto, fwHook           int
 	action                                  int
 	flowbits, flowint, hostbits, ippairbits int
 	priority                                int
@@ -102,6 +106,10 @@ type sortKey struct {
 }
 
 func makeSortKey(r *Rule, order map[string]int) sortKey {
+	if r.fw && r.table == firewall.TableAppFilter && r.tx != nil {
+		h := r.tx.hook
+		return sortKey{table: firewall.TablePacketFilter, fwApp: 1, fwDir: int(h.dir), fwProto: int(h.proto), fwHook: int(h.progress)}
+	}
 	if r.fw {
 		// Firewall packet rules keep their file order, whatever their hook (pos decides).
 		return sortKey{table: firewall.TablePacketFilter}
@@ -114,6 +122,14 @@ func (a *sortKey) less(b *sortKey) bool {
 	switch {
 	case a.table != b.table:
 		return a.table < b.table
+	case a.fwApp != b.fwApp:
+		return a.fwApp < b.fwApp
+	case a.fwDir != b.fwDir:
+		return a.fwDir < b.fwDir
+	case a.fwProto != b.fwProto:
+		return a.fwProto < b.fwProto
+	case a.fwHook != b.fwHook:
+		return a.fwHook < b.fwHook
 	case a.action != b.action:
 		return a.action < b.action
 	case a.flowbits != b.flowbits:

@@ -47,6 +47,19 @@ type txProto struct {
 	// inspected are per direction the protocol's buffers that rules inspect and that have an
 	// Inspected callback, which detection calls once a packet is done with a transaction.
 	inspected [2][]*applayer.Buffer
+	// fw are per direction the firewall app rules' candidate lists by progress (Suricata's
+	// non-prefilter tx engines, SetupNonPrefilter): a list is added while the tx is at its
+	// progress, and once more when the tx first passes it.
+	fw [2][]fwEngine
+	// nonPF are per direction the progress values (a bit each) that have a non-prefilter
+	// engine: a tx passing one moves its detect progress on (DetectRunPrefilterTx).
+	nonPF [2]uint64
+}
+
+// fwEngine is one non-prefilter candidate list of firewall app rules.
+type fwEngine struct {
+	progress uint8
+	iids     []uint32
 }
 
 // txList is one inspection list: a registered buffer with a transform chain, and per
@@ -79,6 +92,8 @@ type txRule struct {
 	hasMPM, streamMPM bool
 	// protos are the engines per protocol the rule applies to.
 	protos []txRuleProto
+	// hook is the rule's app-layer hook (proto:state in the header), hook.ok false for none.
+	hook appHook
 }
 
 // txRuleProto is a rule's inspect engines for one protocol: the fast-pattern engine first,
@@ -96,6 +111,7 @@ const (
 	engBuffer uint8 = iota // a buffer's payload program
 	engEvent               // app-layer-event
 	engStream              // the rule's payload content on the packet's stream data (§2.5)
+	engHook                // an app-layer hook's pass-through engine (no callback: a straight match)
 )
 
 // txEngine is one inspect engine: a buffer engine running a payload program on its list's
@@ -213,14 +229,18 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 			bufs = append(bufs, b)
 		}
 	}
-	if len(bufs) == 0 {
+	hook, isHook := hookOf(r)
+	if r.Header.Protocol.AppHook && !isHook {
+		return nil, Missing{"app-layer hook", r.Header.Protocol.String()}
+	}
+	if len(bufs) == 0 && !isHook {
 		return nil, nil
 	}
 	alp, ok := ruleAppProto(r)
 	if !ok {
 		return nil, Missing{"app-layer protocol", r.AppProto}
 	}
-	t := &txRule{alproto: alp, bothDir: r.Header.Direction == rules.DirTransactional}
+	t := &txRule{alproto: alp, bothDir: r.Header.Direction == rules.DirTransactional, hook: hook}
 	progs := make([]*payload.Program, len(bufs))
 	chains := make([]*transform.Chain, len(bufs))
 	for i, b := range bufs {
@@ -248,7 +268,9 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 			pkt = b
 		}
 	}
-	if hasFP && !fp.Content.Negated && len(fp.Pattern()) > 0 && !t.bothDir {
+	// Firewall rules are candidates through their hook's engines (SetupNonPrefilter), and
+	// <hook rules never have a prefilter (SigSetupPrefilter).
+	if hasFP && !fp.Content.Negated && len(fp.Pattern()) > 0 && !t.bothDir && !r.Firewall && !hook.lte {
 		t.streamMPM = fp.Buffer == "pkt_data"
 		for _, b := range bufs {
 			for _, m := range b.Matches {
@@ -261,8 +283,18 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 	ruleDirs := [2]bool{r.ToServer, r.ToClient}
 	var firstErr error
 	for _, p := range txRuleProtos(alp) {
+		if isHook && p != hook.proto {
+			continue // hook rules are exact about their protocol (AppendAppInspectEngine)
+		}
 		var engines []txEngine
 		ok := true
+		if isHook && hook.lte {
+			// DetectEngineAppInspectionEngine2Signature: a pass-through engine per state
+			// before the hook.
+			for st := uint8(0); st < hook.progress; st++ {
+				engines = append(engines, txEngine{kind: engHook, list: -1, dir: hook.dir, progress: st})
+			}
+		}
 		for i, b := range bufs {
 			if b.Name == eventBuffer {
 				evs, err := txEvents(b, p)
@@ -300,6 +332,14 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 				firstErr, ok = cmpErr(firstErr, fmt.Errorf("buffer %s has no engine in the rule's direction", b.Name)), false
 				break
 			}
+			if isHook && ab.Dirs[hook.dir] && ab.Progress[hook.dir] != hook.progress {
+				// SigValidateCheckBuffers: a hook rule's buffers must be inspected at the hook.
+				return nil, fmt.Errorf("engine progress value %d doesn't match hook %d", ab.Progress[hook.dir], hook.progress)
+			}
+		}
+		if ok && isHook && len(bufs) == 0 {
+			// A hook without buffers gets a stub engine at the hook (a straight match).
+			engines = append(engines, txEngine{kind: engHook, list: -1, dir: hook.dir, progress: hook.progress})
 		}
 		if !ok {
 			continue
@@ -450,9 +490,18 @@ func (e *Engine) buildTx() (txProgram, error) {
 					inMPM[en.dir] = true
 				}
 			}
+			if r.fw {
+				addFWEngines(tabs, r, rp.engines)
+				continue
+			}
 			for d := range 2 {
 				if t.dirs[d] && !inMPM[d] {
 					tabs.always[d] = append(tabs.always[d], r.IID)
+					for _, en := range rp.engines {
+						if en.dir == flow.Direction(d) && (en.kind == engBuffer || en.kind == engHook) && en.progress < 64 {
+							tabs.nonPF[d] |= 1 << en.progress
+						}
+					}
 				}
 			}
 		}

@@ -263,6 +263,57 @@ func (e *Engine) txStore(tc *ThreadCtx, td *applayer.TxData, dir flow.Direction)
 // rules without one, and the rules with stored state; each is inspected in iid order.
 func (e *Engine) inspectTx(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.Direction, tabs *txProto, tx applayer.Tx, td *applayer.TxData, store *txStore) {
 	tt := &tc.tx
+	dp, newDP := e.collectTx(tc, p, dir, tabs, tx, td, store)
+	for m := tabs.nonPF[dir]; m != 0; m &= m - 1 {
+		if pr := uint8(bits0(m)); pr < td.Progress[dir] {
+			newDP = max(newDP, pr+1)
+		}
+	}
+	cs := tt.cands
+	tt.newItems, tt.mirror = tt.newItems[:0], tt.mirror[:0]
+	j := 0
+	for iid, ok := cs.Next(0); ok; iid, ok = cs.Next(iid + 1) {
+		var flags *uint32
+		if store != nil {
+			for j < len(store.items) && store.items[j].iid < uint32(iid) {
+				j++
+			}
+			if j < len(store.items) && store.items[j].iid == uint32(iid) {
+				flags = &store.items[j].flags
+				if *flags&(stFull|stCant) != 0 {
+					continue
+				}
+			}
+		}
+		r := e.rules[iid]
+		engines := r.tx.engines(tc.tx.app.Proto)
+		if engines == nil {
+			continue
+		}
+		res, fl, keep := e.inspectTxRule(tc, p, f, dir, r, engines, tx, td, flags)
+		if flags != nil {
+			*flags = fl
+		} else if keep {
+			tt.newItems = append(tt.newItems, txItem{iid: uint32(iid), flags: fl})
+			if r.tx.bothDir && dir == flow.ToServer {
+				// DetectRunStoreStateTx: also in the other direction's state.
+				tt.mirror = append(tt.mirror, txItem{iid: uint32(iid), flags: fl})
+			}
+		}
+		if res {
+			r.post.Apply(&tc.in)
+			e.addMatch(tc, r, p, f, td.ID, alert.FlagStateMatch|alert.FlagTx)
+		}
+	}
+	e.storeTx(tc, td, dir, store, dp, newDP)
+}
+
+// collectTx fills the tx candidate set for one transaction (DetectRunPrefilterTx and the
+// candidate merges of DetectRunTx): the rules whose fast pattern a buffer's database found,
+// the protocol's rules without one, the tx rules the packet's prefilter found and the rules
+// with stored state. It returns the tx's detect progress before and after the scans.
+func (e *Engine) collectTx(tc *ThreadCtx, p *decode.Packet, dir flow.Direction, tabs *txProto, tx applayer.Tx, td *applayer.TxData, store *txStore) (dp, newDP uint8) {
+	tt := &tc.tx
 	tp := &e.tx
 	tt.TxInspected++
 	tt.gen++
@@ -275,11 +326,10 @@ func (e *Engine) inspectTx(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir fl
 	cs := tt.cands
 	cs.Reset()
 	prog := td.Progress[dir]
-	var dp uint8
 	if store != nil {
 		dp = store.detectProgress
 	}
-	newDP := dp
+	newDP = dp
 	g := tp.groups.groupOf(p, dir)
 	// DetectRunPrefilterTx: the databases of the buffers whose progress the tx reached, but
 	// not again once the tx went past a buffer's progress after its scan.
@@ -322,41 +372,14 @@ func (e *Engine) inspectTx(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir fl
 			cs.Add(int(it.iid))
 		}
 	}
-	tt.newItems, tt.mirror = tt.newItems[:0], tt.mirror[:0]
-	j := 0
-	for iid, ok := cs.Next(0); ok; iid, ok = cs.Next(iid + 1) {
-		var flags *uint32
-		if store != nil {
-			for j < len(store.items) && store.items[j].iid < uint32(iid) {
-				j++
-			}
-			if j < len(store.items) && store.items[j].iid == uint32(iid) {
-				flags = &store.items[j].flags
-				if *flags&(stFull|stCant) != 0 {
-					continue
-				}
-			}
-		}
-		r := e.rules[iid]
-		engines := r.tx.engines(tc.tx.app.Proto)
-		if engines == nil {
-			continue
-		}
-		res, fl, keep := e.inspectTxRule(tc, p, f, dir, r, engines, tx, td, flags)
-		if flags != nil {
-			*flags = fl
-		} else if keep {
-			tt.newItems = append(tt.newItems, txItem{iid: uint32(iid), flags: fl})
-			if r.tx.bothDir && dir == flow.ToServer {
-				// DetectRunStoreStateTx: also in the other direction's state.
-				tt.mirror = append(tt.mirror, txItem{iid: uint32(iid), flags: fl})
-			}
-		}
-		if res {
-			r.post.Apply(&tc.in)
-			e.addMatch(tc, r, p, f, td.ID, alert.FlagStateMatch|alert.FlagTx)
-		}
-	}
+	return dp, newDP
+}
+
+// storeTx keeps what one packet's walk learned of a transaction: its new detect progress and
+// the new stored states (merged into its store), and a transactional rule's states in the
+// other direction too.
+func (e *Engine) storeTx(tc *ThreadCtx, td *applayer.TxData, dir flow.Direction, store *txStore, dp, newDP uint8) {
+	tt := &tc.tx
 	if len(tt.newItems) > 0 || newDP != dp {
 		s := store
 		if s == nil {
@@ -520,7 +543,23 @@ func (e *Engine) inspectTxRule(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, di
 				mpmIn = true
 			}
 		}
-		res := e.runEngine(tc, r, p, en, tx, td, prog)
+		var res int
+		if en.kind == engHook {
+			// A hook's stub engine (no callback): a straight match, with no state kept while
+			// the tx is at the hook, unless the rule is a <hook one (DetectRunTxInspectRule).
+			if prog > en.progress {
+				mpmBefore = true
+			}
+			if !t.hook.lte && prog <= en.progress {
+				if stored != nil {
+					return true, *stored, true
+				}
+				return true, 0, false
+			}
+			res = engMatch
+		} else {
+			res = e.runEngine(tc, r, p, en, tx, td, prog)
+		}
 		if res == engMatch {
 			flags |= bit
 			total++

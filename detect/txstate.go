@@ -16,6 +16,9 @@ type txStore struct {
 	// inspected: the tx is complete in this direction and was inspected
 	// (APP_LAYER_TX_INSPECTED_TS/TC): later packets skip it.
 	inspected bool
+	// fwAccept: a firewall accept:tx (or an accept:tx policy) accepted the tx
+	// (APP_LAYER_TX_ACCEPT); it is set in both directions.
+	fwAccept bool
 	// nextFree links the free stores.
 	nextFree uint32
 	live     bool
@@ -57,7 +60,7 @@ func (p *txPool) at(idx uint32, e *Engine) *txStore {
 		return nil
 	}
 	if s.engine != e {
-		s.engine, s.items, s.detectProgress, s.inspected = e, s.items[:0], 0, false
+		s.engine, s.items, s.detectProgress, s.inspected, s.fwAccept = e, s.items[:0], 0, false, false
 	}
 	return s
 }

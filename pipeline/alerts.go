@@ -29,8 +29,9 @@ func newRuleAlerts(e *detect.Engine, cfg output.RuleAlertConfig) ruleAlerts {
 			continue
 		}
 		hook, policy, _ := r.Firewall()
-		out[r.LogID()] = output.PolicyAlert(firewall.PolicyGID, firewall.PolicySID, firewall.PolicyRev,
-			firewall.PolicyMsg, r.Action, output.RuleFirewall{Hook: hook, Policy: policy})
+		sid, msg := r.PolicyAlert()
+		out[r.LogID()] = output.PolicyAlert(firewall.PolicyGID, sid, firewall.PolicyRev,
+			msg, r.Action, output.RuleFirewall{Hook: hook, Policy: policy})
 	}
 	return out
 }

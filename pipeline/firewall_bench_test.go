@@ -56,8 +56,17 @@ func BenchmarkFirewallVsIPS(b *testing.B) {
 		return l.Rules()
 	}
 	td, fwRules := load(tdPath, false), load(fwPath, true)
+	// fw-empty accepts everything: the packet filter and every HTTP/1 state (the app layer's
+	// default policy would drop HTTP flows at their first request).
+	httpStates := map[string][]string{}
+	for _, side := range []string{"request", "response"} {
+		for _, st := range []string{"started", "line", "headers", "body", "trailer", "complete"} {
+			httpStates[side+"-"+st] = []string{"accept:hook"}
+		}
+	}
 	accept, err := firewall.LoadPolicies(&config.Firewall{PacketFilter: []string{"accept:hook"},
-		PacketPreFlow: config.DefaultPreFlowPolicy, PacketPreStream: config.DefaultPreStreamPolicy})
+		PacketPreFlow: config.DefaultPreFlowPolicy, PacketPreStream: config.DefaultPreStreamPolicy,
+		App: map[string]map[string][]string{"http": httpStates}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -297,6 +297,8 @@ func (w *worker) inspectFirewall(pc *packetCtx) {
 		// DetectFlow: a dropped flow is not inspected.
 	case f != nil && f.Action == flow.ActionPass && f.Accept:
 		v.Action |= alert.ActionAccept // accept:flow,pass:flow: nothing left to inspect
+		w.setApp(pc)
+		e.SkipFlow(tc, pc.p, f, pc.dir) // but the inspect ids move on, so txs can be freed
 	default:
 		w.setApp(pc)
 		e.Inspect(tc, pc.p, f, pc.dir)
@@ -441,8 +443,13 @@ func (w *worker) logAlerts(pc *packetCtx, fwAlerts []*detect.Rule, pv *alert.Pac
 			w.fast.Lines(w.line)
 		}
 	}
-	for _, r := range fwAlerts {
-		one(w.alerts.of(r), 0, alert.NoTx)
+	for i, r := range fwAlerts {
+		// An app:filter alert names its transaction (tx_id and the app-layer object).
+		if txID := w.tc.FirewallAlertTx(i); txID != alert.NoTx {
+			one(w.alerts.of(r), alert.FlagTx|alert.FlagStateMatch, txID)
+		} else {
+			one(w.alerts.of(r), 0, alert.NoTx)
+		}
 	}
 	for _, en := range entries {
 		one(w.alerts.of(e.Rule(en.IID)), en.Flags, en.TxID)

@@ -152,6 +152,7 @@ func main() {
 	rule("accept:hook", "tcp:flow_start", "$HOME_NET", "any", "->", "$EXTERNAL_NET", mail, "flow:to_server; ", "new outbound mail")
 	rule("accept:hook", "tcp:all", "$HOME_NET", "any", "->", "any", web, "", "web out")
 	rule("accept:hook", "tcp:all", "any", web, "->", "$HOME_NET", "any", "", "web replies")
+	rule("accept:tx", "http1:request_started", "$HOME_NET", "any", "->", "any", "any", "", "outbound HTTP transactions")
 	rule("accept:hook", "tcp:all", "$HOME_NET", "any", "->", "any", mail, "", "mail out")
 	rule("accept:hook", "tcp:all", "any", mail, "->", "$HOME_NET", "any", "", "mail replies")
 	rule("accept:hook", "udp:all", "$HOME_NET", "any", "->", "$EXTERNAL_NET", "443", "", "QUIC out")

@@ -93,9 +93,14 @@ func fuzzSeeds() map[string][]byte {
 }
 
 // TestWriteFuzzSeeds checks that every seed is checked in under testdata/fuzz/FuzzTxInspect
-// (Go's corpus format); MEERKAT_WRITE_SEEDS=1 writes them.
+// and testdata/fuzz/FuzzFirewallApp (Go's corpus format); MEERKAT_WRITE_SEEDS=1 writes them.
 func TestWriteFuzzSeeds(t *testing.T) {
-	dir := filepath.Join("testdata", "fuzz", "FuzzTxInspect")
+	for _, target := range []string{"FuzzTxInspect", "FuzzFirewallApp"} {
+		writeSeeds(t, filepath.Join("testdata", "fuzz", target))
+	}
+}
+
+func writeSeeds(t *testing.T, dir string) {
 	seeds := fuzzSeeds()
 	names := make([]string, 0, len(seeds))
 	for name := range seeds {

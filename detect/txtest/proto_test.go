@@ -138,6 +138,11 @@ var lineParser = &applayer.Parser{
 	Proto: applayer.ProtoHTTP1, IPProto: 6,
 	Complete: [2]uint8{progComplete, progComplete},
 	Events:   []string{"missing_host_header", "request_field_missing_colon"},
+	// HTTP/1's state names, for the firewall hooks.
+	ProgressNames: [2][]string{
+		{"request_started", "request_line", "request_headers", "request_body", "request_trailer", "request_complete"},
+		{"response_started", "response_line", "response_headers", "response_body", "response_trailer", "response_complete"},
+	},
 }
 
 func lineTxOf(tx applayer.Tx) *lineTx { return tx.(*lineTx) }

@@ -620,8 +620,9 @@ func TestTxStreamEngine(t *testing.T) {
 	})
 }
 
-// TestFirewallModeInspectID: firewall mode has no tx rules yet (they are refused), but the
-// inspect ids still move past complete txs, so the framework can free them.
+// TestFirewallModeInspectID: threat-detection tx rules load in firewall mode (app:td), and
+// when the packet tables decide a packet (here the default drop:packet) the app tables do not
+// run, but the inspect ids still move past complete txs, so the framework can free them.
 func TestFirewallModeInspectID(t *testing.T) {
 	var rs []*rules.Rule
 	r, err := rules.Parse(`alert http any any -> any any (http.method; content:"GET"; sid:1;)`)
@@ -630,7 +631,7 @@ func TestFirewallModeInspectID(t *testing.T) {
 	}
 	rs = append(rs, r)
 	e, errs, err := detect.Build(rs, detect.Config{Firewall: true})
-	if err != nil || len(errs) != 1 || !strings.Contains(errs[0].Error(), "firewall mode") {
+	if err != nil || len(errs) != 0 {
 		t.Fatalf("tx rule in firewall mode: %v %v", err, errs)
 	}
 	defer e.Close()
