@@ -320,12 +320,13 @@ func TestFirewallRuleOrderIsFileOrder(t *testing.T) {
 }
 
 func TestFirewallAppHookRefused(t *testing.T) {
-	r, err := rules.ParseWith(`accept:hook http1:request_line any any -> any any (sid:1;)`, &rules.ParseOptions{Firewall: true})
+	// TLS has no parser yet (HTTP/1 has one: detect/txtest tests its hooks).
+	r, err := rules.ParseWith(`accept:hook tls:client_hello_done any any -> any any (sid:1;)`, &rules.ParseOptions{Firewall: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, errs, err := Build([]*rules.Rule{r}, Config{Firewall: true})
-	if err != nil || len(errs) != 1 || !strings.Contains(errs[0].Error(), "app-layer hook http1:request_line is not supported yet") {
+	if err != nil || len(errs) != 1 || !strings.Contains(errs[0].Error(), "app-layer hook tls:client_hello_done is not supported yet") {
 		t.Fatalf("errs %v err %v", errs, err)
 	}
 }
