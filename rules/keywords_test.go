@@ -548,3 +548,26 @@ func TestPrefilterTarget(t *testing.T) {
 		}
 	}
 }
+
+// http.response_body makes the rule to_client though file.data exists in both directions
+// (DetectHttpServerBodySetupSticky); the http_server_body modifier and file.data do not
+// (SV http-post-data-decompression: no alert on the request body).
+func TestResponseBodyDirection(t *testing.T) {
+	for _, c := range []struct {
+		opts   string
+		ts, tc bool
+	}{
+		{`http.response_body; content:"name";`, false, true},
+		{`flow:established,to_client; http.response_body; content:"name";`, false, true},
+		{`content:"name"; http_server_body;`, true, true},
+		{`file.data; content:"name";`, true, true},
+	} {
+		r, err := Parse(`alert http any any -> any any (` + c.opts + ` sid:1;)`)
+		if err != nil {
+			t.Fatalf("%s: %v", c.opts, err)
+		}
+		if r.ToServer != c.ts || r.ToClient != c.tc {
+			t.Errorf("%s: to_server %v to_client %v, want %v %v", c.opts, r.ToServer, r.ToClient, c.ts, c.tc)
+		}
+	}
+}
