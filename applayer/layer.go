@@ -212,6 +212,10 @@ type DataResult struct {
 	// the server's): the caller swaps the flow's and the packet's direction and the
 	// session's streams; the data given was parsed as the other direction's.
 	Reversed bool
+	// TriggerRaw is the parser's Result.TriggerRaw (in the flow's directions after any
+	// reversal): the stream is to inspect that direction's raw data now
+	// (StreamTcpReassembleTriggerRawInspection).
+	TriggerRaw [2]bool
 }
 
 // Data hands the app layer n bytes of direction d of TCP flow f during a packet of
@@ -269,7 +273,7 @@ func (l *Layer) Gap(f *flow.Flow, pktDir, d Dir, n uint64) DataResult {
 	if r.Err != nil {
 		return l.parseError(fa, r.Err)
 	}
-	return DataResult{}
+	return DataResult{TriggerRaw: r.TriggerRaw}
 }
 
 // detectTCP is TCPProtoDetect: find the protocol of direction d, then parse.
@@ -553,6 +557,7 @@ func (l *Layer) parse(fa *flowApp, pktDir, d Dir, data []byte, flags Flags) Data
 	if r.Err != nil {
 		res := l.parseError(fa, r.Err)
 		res.Consumed = len(data) // AppLayerParserParse's error still moves the app progress
+		res.TriggerRaw = r.TriggerRaw
 		return res
 	}
 	if r.Change != nil {
@@ -565,7 +570,7 @@ func (l *Layer) parse(fa *flowApp, pktDir, d Dir, data []byte, flags Flags) Data
 		fa.State, fa.Parser = nil, nil
 		fa.pmDone, fa.ppDone, fa.detected, fa.ppMask = [2]bool{}, [2]bool{}, [2]bool{}, [2]uint64{}
 	}
-	return DataResult{Consumed: min(r.Consumed, len(data))}
+	return DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw}
 }
 
 // parseError disables the app layer for the flow after a parser error; its transactions

@@ -92,6 +92,9 @@ type State struct {
 	changePend   *applayer.ProtocolChange
 	connectOther bool // a CONNECT request waits for its response
 	bombs        int  // compression bombs seen on the flow (libhtp ConnectionParser.bombs)
+	// trigger is per direction a raw stream inspection request of this call (Suricata's
+	// AppLayerParserTriggerRawStreamInspection from the HTP callbacks).
+	trigger [2]bool
 	// dirty bit for TxData.Updated
 }
 
@@ -159,6 +162,7 @@ func (s *State) Reset() {
 	s.rs.reset()
 	s.rqs, s.rss = rqIdle, rsIdle
 	s.failed, s.changePend, s.connectOther, s.bombs = false, nil, false, 0
+	s.trigger = [2]bool{}
 }
 
 func (sd *side) reset() {
@@ -231,6 +235,7 @@ func (s *State) Parse(dir applayer.Dir, data []byte, flags applayer.Flags) appla
 	if r.Err != nil {
 		s.failed = true
 	}
+	r.TriggerRaw, s.trigger = s.trigger, [2]bool{}
 	return r
 }
 
@@ -238,6 +243,12 @@ func (s *State) Parse(dir applayer.Dir, data []byte, flags applayer.Flags) appla
 // they are skipped (the file gets a gap), elsewhere libhtp raises invalid_gap and stops
 // (htp_connp_req_data with a gap chunk).
 func (s *State) Gap(dir applayer.Dir, n uint64) applayer.Result {
+	r := s.gap(dir, n)
+	r.TriggerRaw, s.trigger = s.trigger, [2]bool{}
+	return r
+}
+
+func (s *State) gap(dir applayer.Dir, n uint64) applayer.Result {
 	if s.failed {
 		return applayer.Result{Err: errParse}
 	}

@@ -496,6 +496,7 @@ func (s *State) finishTx(t *Tx) {
 	t.ResponseBody.Complete = true
 	t.data.Progress[1] = ResComplete
 	touch(t, 1)
+	s.trigger[1] = true // HTPCallbackResponseComplete
 	s.rs.tx = nil
 }
 
@@ -536,6 +537,7 @@ func (s *State) resComplete() {
 	s.resBodyEnd(FileClosed)
 	t.data.Progress[1] = ResComplete
 	touch(t, 1)
+	s.trigger[1] = true // HTPCallbackResponseComplete
 	s.rs.left = 0
 	s.rs.trailer = false
 	s.rs.tx = nil
