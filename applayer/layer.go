@@ -299,7 +299,13 @@ func (l *Layer) detectTCP(f *flow.Flow, fa *flowApp, pktDir, d Dir, data []byte,
 			}
 		}
 		l.startState(f, fa, p)
-		return l.parse(fa, pktDir, d, data, flags)
+		// The new parser runs while the change is still pending: a change it asks for now
+		// is refused (TCPProtoDetect parses before AppLayerHandleTCPData unsets
+		// FLOW_CHANGE_PROTO).
+		fa.changing = true
+		r := l.parse(fa, pktDir, d, data, flags)
+		fa.changing = false
+		return r
 	}
 	p, reverse := l.detectProto(fa, d, data, flags)
 	other := &fa.ProtoDir[1-d]
@@ -562,10 +568,22 @@ func (l *Layer) parse(fa *flowApp, pktDir, d Dir, data []byte, flags Flags) Data
 	}
 	if r.Change != nil {
 		if fa.changing {
-			return DataResult{Consumed: r.Consumed}
+			// AppLayerRequestProtocolChange: a change is pending already (say SMTP's
+			// STARTTLS, and the protocol found instead is HTTP asking for HTTP/2): refused,
+			// and the parser is told so.
+			if cr, ok := fa.State.(ChangeRefuser); ok {
+				cr.ProtocolChangeRefused(d)
+			}
+			return DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw}
 		}
 		fa.changing = true
 		fa.ProtoOrig, fa.ProtoExpect = fa.Proto, r.Change.Expect
+		if fa.old != nil && fa.oldParser != nil && l.pools[fa.oldParser.Proto] != nil {
+			// A second change: the state from before the first one goes
+			// (AppLayerParserStateProtoCleanup of the original state).
+			l.releaseTxs(fa.old, ^uint64(0))
+			l.pools[fa.oldParser.Proto].Put(fa.old)
+		}
 		fa.old, fa.oldParser = fa.State, fa.Parser
 		fa.State, fa.Parser = nil, nil
 		fa.pmDone, fa.ppDone, fa.detected, fa.ppMask = [2]bool{}, [2]bool{}, [2]bool{}, [2]uint64{}

@@ -23,7 +23,11 @@ func (t *lineTx) TxData() *TxData { return &t.td }
 type lineState struct {
 	txs    []*lineTx
 	nextID uint64
+	// refused counts the change requests the framework refused.
+	refused int
 }
+
+func (s *lineState) ProtocolChangeRefused(Dir) { s.refused++ }
 
 func (s *lineState) Parse(dir Dir, data []byte, flags Flags) Result {
 	used := 0
@@ -260,5 +264,45 @@ func TestProtocolChange(t *testing.T) {
 	}
 	if p, s := l.Old(f); p == nil || s == nil {
 		t.Fatal("the old state stays for logging")
+	}
+}
+
+// TestProtocolChangeWhilePending: a parser that asks for a change while one is pending is
+// refused and told so (AppLayerRequestProtocolChange returns false; HTTP's 101 h2c after
+// SMTP's STARTTLS found HTTP instead of TLS: SV protocol-change-failed-event). The
+// protocol detected during the change runs its parser before the change ends, so its
+// request is refused; once the change is over, a new request is accepted and the state
+// from before the first change goes back to its pool.
+func TestProtocolChangeWhilePending(t *testing.T) {
+	l, f := testLayer(t, nil)
+	l.Begin(f, flow.ToClient)
+	l.Data(f, flow.ToClient, flow.ToServer, []byte("HELLO a\n"), 0, false)
+	l.Begin(f, flow.ToServer)
+	l.Data(f, flow.ToServer, flow.ToClient, []byte("WELCOME\nUPGRADE\n"), 0, false)
+	l.Ready(f, flow.ToServer)
+	// Detection during the change finds the protocol again; its parser asks at once.
+	l.Begin(f, flow.ToServer)
+	r := l.Data(f, flow.ToServer, flow.ToClient, []byte("WELCOME\nUPGRADE\n"), 0, false)
+	fa := l.Ready(f, flow.ToServer)
+	st, _ := fa.State.(*lineState)
+	if r.Disable || st == nil || fa.Proto != ProtoTemplate {
+		t.Fatalf("detection during the change: disable %v state %v proto %v", r.Disable, fa.State, fa.Proto)
+	}
+	if st.refused != 1 {
+		t.Fatalf("%d refusals, want 1: a change asked while one is pending fails", st.refused)
+	}
+	// The change is over: the next request is accepted.
+	puts := testPool.puts
+	l.Begin(f, flow.ToServer)
+	l.Data(f, flow.ToServer, flow.ToClient, []byte("UPGRADE\n"), 0, false)
+	fa = l.Ready(f, flow.ToServer)
+	if st.refused != 1 || fa.State != nil || fa.ProtoOrig != ProtoTemplate {
+		t.Fatalf("second change: refused %d state %v orig %v", st.refused, fa.State, fa.ProtoOrig)
+	}
+	if testPool.puts != puts+1 {
+		t.Fatal("the state from before the first change must go back to its pool")
+	}
+	if _, old := l.Old(f); old != st {
+		t.Fatal("the state from before the second change stays for logging")
 	}
 }

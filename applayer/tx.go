@@ -104,6 +104,13 @@ type ProtocolChange struct {
 	Port uint16
 }
 
+// ChangeRefuser is implemented by a State that wants to hear that the protocol change its
+// last Parse or Gap asked for was refused because another change is pending
+// (AppLayerRequestProtocolChange returning false; HTTP then raises failed_protocol_change).
+type ChangeRefuser interface {
+	ProtocolChangeRefused(dir Dir)
+}
+
 // Flags qualify one call of State.Parse.
 type Flags uint8
 

@@ -95,6 +95,14 @@ type State struct {
 	// trigger is per direction a raw stream inspection request of this call (Suricata's
 	// AppLayerParserTriggerRawStreamInspection from the HTP callbacks).
 	trigger [2]bool
+	// upgrade is the protocol a 101 response switched the connection to (h2c: HTTP/2,
+	// websocket), with upgradePort and upgradeTx the tx: in the tunnel every new response
+	// data asks for the change again, as HTPHandleResponseData does on each
+	// HTP_STREAM_STATE_TUNNEL return, until the framework accepts it.
+	upgrade     applayer.Proto
+	upgradePort uint16
+	upgradeTx   *Tx
+	change      applayer.ProtocolChange
 	// dirty bit for TxData.Updated
 }
 
@@ -134,6 +142,9 @@ func (s *State) dropFront(n int) {
 		if s.rs.tx == t {
 			s.rs.tx = nil
 		}
+		if s.upgradeTx == t {
+			s.upgradeTx = nil
+		}
 		if s.rq.dec.t == t {
 			s.rq.dec.reset()
 		}
@@ -163,6 +174,33 @@ func (s *State) Reset() {
 	s.rqs, s.rss = rqIdle, rsIdle
 	s.failed, s.changePend, s.connectOther, s.bombs = false, nil, false, 0
 	s.trigger = [2]bool{}
+	s.upgrade, s.upgradePort, s.upgradeTx = applayer.ProtoUnknown, 0, nil
+}
+
+// askChange returns the protocol change request of a result (the state's own storage: one
+// request at a time).
+func (s *State) askChange(expect applayer.Proto, port uint16) *applayer.ProtocolChange {
+	s.change = applayer.ProtocolChange{Expect: expect, Port: port}
+	return &s.change
+}
+
+// ProtocolChangeRefused is told that the framework refused the change the last Parse asked
+// for (AppLayerRequestProtocolChange returned false: another change is pending): the event
+// failed_protocol_change goes on the response tx (HTPSetEvent with no tx, to_client).
+func (s *State) ProtocolChangeRefused(dir applayer.Dir) {
+	t := s.upgradeTx
+	if t == nil {
+		if s.respNext > 0 && s.respNext <= len(s.txs) {
+			t = s.txs[s.respNext-1]
+		} else if len(s.txs) > 0 {
+			t = s.txs[len(s.txs)-1]
+		}
+	}
+	if t == nil {
+		return
+	}
+	t.data.Events.Set(EvFailedProtocolChange)
+	touch(t, 1)
 }
 
 func (sd *side) reset() {

@@ -19,7 +19,13 @@ func (s *State) parseResponse(data []byte, eof bool) applayer.Result {
 	for {
 		t := sd.tx
 		switch s.rss {
-		case rsStop, rsTunnel:
+		case rsTunnel:
+			if s.upgrade != applayer.ProtoUnknown && off < len(data) {
+				// HTPHandleResponseData: the tunnel of a 101 upgrade asks again
+				return applayer.Result{Consumed: len(data), Change: s.askChange(s.upgrade, s.upgradePort)}
+			}
+			return applayer.Result{Consumed: len(data)}
+		case rsStop:
 			return applayer.Result{Consumed: len(data)}
 		case rsIdle:
 			if off >= len(data) {
@@ -338,6 +344,10 @@ func (s *State) responseLine(t *Tx, line []byte) {
 	}
 }
 
+// protoDetected says whether protocol detection knows p (AppLayerProtoDetectGetProtoName
+// is not NULL): a protocol with a registered parser record.
+var protoDetected = func(p applayer.Proto) bool { return applayer.ParserOf(p) != nil }
+
 // resHeadersDone is response_body_determine (response.rs) with Suricata's protocol change
 // (HTPCallbackResponseComplete for CONNECT, HTPHandleResponseData for 101). off is how much
 // of the current data the HTTP part used.
@@ -370,7 +380,7 @@ func (s *State) resHeadersDone(t *Tx, off int) (applayer.Result, bool) {
 				if t.Port > 0 {
 					port = uint16(t.Port)
 				}
-				return applayer.Result{Consumed: off, Change: &applayer.ProtocolChange{Expect: applayer.ProtoUnknown, Port: port}}, true
+				return applayer.Result{Consumed: off, Change: s.askChange(applayer.ProtoUnknown, port)}, true
 			}
 			return applayer.Result{Consumed: off}, true
 		}
@@ -392,11 +402,15 @@ func (s *State) resHeadersDone(t *Tx, off int) (applayer.Result, bool) {
 			if t.Port > 0 {
 				port = uint16(t.Port)
 			}
-			if ok && string(up) == "h2c" {
-				return applayer.Result{Consumed: off, Change: &applayer.ProtocolChange{Expect: applayer.ProtoHTTP2, Port: port}}, true
+			// An upgrade to a protocol without detection keeps the tunnel, no change asked
+			// (HTPHandleResponseData: AppLayerProtoDetectGetProtoName(...) == NULL).
+			if ok && string(up) == "h2c" && protoDetected(applayer.ProtoHTTP2) {
+				s.upgrade, s.upgradePort, s.upgradeTx = applayer.ProtoHTTP2, port, t
+				return applayer.Result{Consumed: off, Change: s.askChange(applayer.ProtoHTTP2, port)}, true
 			}
-			if ok && equalFoldBS(up, "websocket") {
-				return applayer.Result{Consumed: off, Change: &applayer.ProtocolChange{Expect: applayer.ProtoWebSocket, Port: port}}, true
+			if ok && equalFoldBS(up, "websocket") && protoDetected(applayer.ProtoWebSocket) {
+				s.upgrade, s.upgradePort, s.upgradeTx = applayer.ProtoWebSocket, port, t
+				return applayer.Result{Consumed: off, Change: s.askChange(applayer.ProtoWebSocket, port)}, true
 			}
 			return applayer.Result{Consumed: off}, true
 		}
