@@ -16,6 +16,12 @@ import (
 // parser with its defaults) and the rules texts.
 func appWorker(t *testing.T, texts ...string) *worker {
 	t.Helper()
+	return appWorkerMode(t, false, texts...)
+}
+
+// appWorkerMode is appWorker in IPS mode when ips.
+func appWorkerMode(t *testing.T, ips bool, texts ...string) *worker {
+	t.Helper()
 	var rs []*rules.Rule
 	for _, s := range texts {
 		r, err := rules.Parse(s)
@@ -24,7 +30,7 @@ func appWorker(t *testing.T, texts ...string) *worker {
 		}
 		rs = append(rs, r)
 	}
-	e, errs, err := detect.Build(rs, detect.Config{})
+	e, errs, err := detect.Build(rs, detect.Config{IPS: ips})
 	if err != nil || len(errs) > 0 {
 		t.Fatal(err, errs)
 	}
@@ -36,7 +42,7 @@ func appWorker(t *testing.T, texts ...string) *worker {
 	cfg := testConfig(RunmodeSingle)
 	sc := benchStreamConfig()
 	sc.AppLayer = true
-	cfg.Engine, cfg.Stream, cfg.AppLayer = e, sc, ac
+	cfg.Engine, cfg.Stream, cfg.AppLayer, cfg.IPS = e, sc, ac, ips
 	w, err := newWorker(0, 1, &cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +94,34 @@ func TestHTTPCompleteTriggersRawInspection(t *testing.T) {
 	for i, want := range [][]uint32{5: {1}, 8: {2}} {
 		if len(got[i]) != len(want) || len(want) > 0 && got[i][0] != want[0] {
 			t.Errorf("packet %d alerted %v, want %v (all: %v)", i+1, got[i], want, got)
+		}
+	}
+}
+
+// In IDS mode a dropped flow still goes through the stream engine and the app layer (only
+// IPS stops it: StreamTcpCheckFlowDrops tests EngineModeIsIPS); detection skips it either
+// way (DetectFlow). SV drop-protocol-change: after the IDS drop the h2c upgrade still
+// reaches HTTP/2 detection.
+func TestDroppedFlowStreamIDSOnly(t *testing.T) {
+	for _, ips := range []bool{false, true} {
+		w := appWorkerMode(t, ips, `drop ip 10.0.0.1 any -> any any (sid:1;)`)
+		c, s := [4]byte{10, 0, 0, 1}, [4]byte{10, 0, 0, 2}
+		const cISN, sISN = 1000, 9000
+		req := "GET / HTTP/1.1\r\nHost: a\r\n\r\n"
+		ca := uint32(cISN + 1 + len(req))
+		alertsPerPacket(w, [][]byte{
+			seqFrame(c, s, 40000, 80, cISN, 0, decode.TCPFlagSYN, ""),
+			seqFrame(s, c, 80, 40000, sISN, cISN+1, decode.TCPFlagSYN|decode.TCPFlagACK, ""),
+			seqFrame(c, s, 40000, 80, cISN+1, sISN+1, decode.TCPFlagACK, ""),
+			seqFrame(c, s, 40000, 80, cISN+1, sISN+1, decode.TCPFlagACK|decode.TCPFlagPSH, req),
+			seqFrame(s, c, 80, 40000, sISN+1, ca, decode.TCPFlagACK, ""),
+		})
+		want := uint64(1)
+		if ips {
+			want = 0
+		}
+		if got := w.app.l.Counters.Txs[applayer.ProtoHTTP1]; got != want {
+			t.Errorf("ips %v: %d http txs, want %d", ips, got, want)
 		}
 	}
 }
