@@ -96,7 +96,7 @@ func (w *worker) appFeed(pc *packetCtx, d flow.Direction, pseudo bool) {
 		w.appTrigger(pc, r)
 		t.ConsumeApp(f, d, r.Consumed)
 		w.appResult(pc, r)
-		if r.Disable || r.Consumed == 0 || len(data) == 0 {
+		if r.Disable || r.Consumed == 0 || len(data) == 0 || r.Changing {
 			return
 		}
 	}
@@ -137,7 +137,7 @@ func (w *worker) appFlush(pc *packetCtx) *applayer.FlowApp {
 	if w.app == nil {
 		return nil
 	}
-	w.app.l.Begin(pc.f, pc.dir)
+	w.app.l.BeginPseudo(pc.f, pc.dir)
 	w.appFeed(pc, pc.dir, true)
 	return w.app.l.Ready(pc.f, pc.dir)
 }
