@@ -87,11 +87,9 @@ func (s *State) openFile(t *Tx, resp bool) {
 		}
 	}
 	if len(name) == 0 {
-		if resp {
-			name = append(name, lastSegment(t.URIRaw)...)
-		} else {
-			name = append(name, t.uriPath()...)
-		}
+		// the parsed URI's whole path (HtpResponseBodyHandle: htp_uri_path of the parsed
+		// URI; SV bug-130: "/publication/pub.home/home.html")
+		name = append(name, t.uriPath()...)
 	}
 	*f = File{Name: name, State: FileOpen, Data: body}
 	if s.cfg.ForceHash {
@@ -126,18 +124,6 @@ func (t *Tx) uriPath() []byte {
 	u := t.URIRaw
 	if i := bytes.IndexAny(u, "?#"); i >= 0 {
 		u = u[:i]
-	}
-	return u
-}
-
-// lastSegment is the file name Suricata takes from a URI: the last path segment, without
-// query or fragment.
-func lastSegment(u []byte) []byte {
-	if i := bytes.IndexAny(u, "?#"); i >= 0 {
-		u = u[:i]
-	}
-	if i := bytes.LastIndexByte(u, '/'); i >= 0 {
-		u = u[i+1:]
 	}
 	return u
 }
