@@ -107,6 +107,9 @@ func closeFile(t *Tx, files []File, st FileState, hashed bool) {
 		return
 	}
 	f := &files[n-1]
+	if f.Gaps {
+		st = FileTruncated // FileCloseFilePtr: a file with gaps ends TRUNCATED
+	}
 	f.State = st
 	if hashed && t.hash != nil {
 		t.hash.md5.Sum(f.MD5[:0])

@@ -299,7 +299,7 @@ func (s *State) gap(dir applayer.Dir, n uint64) applayer.Result {
 			k := min(n, s.rq.left)
 			s.rq.left -= k
 			t.RequestLength += k
-			markGap(t.RequestFiles)
+			markGap(t.RequestFiles, k)
 			touch(t, 0)
 			if s.rq.left == 0 {
 				s.reqBodyEnd()
@@ -320,7 +320,7 @@ func (s *State) gap(dir applayer.Dir, n uint64) applayer.Result {
 				s.rs.left -= k
 			}
 			t.ResponseLength += k
-			markGap(t.ResponseFiles)
+			markGap(t.ResponseFiles, k)
 			touch(t, 1)
 			if s.rss == rsBodyCL && s.rs.left == 0 {
 				s.resComplete()
@@ -333,9 +333,15 @@ func (s *State) gap(dir applayer.Dir, n uint64) applayer.Result {
 	return applayer.Result{Err: errParse}
 }
 
-func markGap(fs []File) {
+// markGap records n missing bytes in the open file: they count in its size and flag it
+// (FileAppendDataDo with no data: size += len, FILE_HAS_GAPS).
+func markGap(fs []File, n uint64) {
 	if len(fs) > 0 {
-		fs[len(fs)-1].Gaps = true
+		f := &fs[len(fs)-1]
+		f.Gaps = true
+		if f.State == FileOpen {
+			f.Size += n
+		}
 	}
 }
 

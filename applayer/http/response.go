@@ -128,7 +128,8 @@ func (s *State) parseResponse(data []byte, eof bool) applayer.Result {
 			off += int(n)
 			sd.left -= n
 			if sd.left == 0 {
-				s.resBodyEnd(FileClosed)
+				// the file stays open through response_finalize: bytes after the body that
+				// are no status line are body too (SV http-gap-simple: C-L 12, file 14)
 				s.rss = rsFinalize
 			}
 		case rsBodyClose:
