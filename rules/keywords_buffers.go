@@ -335,6 +335,15 @@ func setupSticky(p *ruleParser, kw *Keyword, arg string) error {
 	case "to_client":
 		p.curbuf.onlyTC = true
 	}
+	if kw.Name == "http.response_body" {
+		// file.data exists in both directions, but the http.response_body sticky buffer
+		// takes only the one to the client: the rule becomes to_client
+		// (DetectHttpServerBodySetupSticky). The http_server_body modifier does not.
+		p.curbuf.onlyTC = true
+		if !p.txBoth {
+			p.toServer, p.toClient = false, true
+		}
+	}
 	switch len(kw.AppProtos) {
 	case 0:
 	case 1:

@@ -41,6 +41,15 @@ func (s *State) storeBody(t *Tx, resp bool, b []byte) {
 		}
 	}
 	body.Data = append(body.Data, keep...)
+	// A body reaching its minimal inspect size before detection looked at it is inspected
+	// now, the raw stream with it (HTPCallbackRequestBodyData, HTPCallbackResponseBodyData).
+	minSize := s.cfg.RequestMinInspect
+	if resp {
+		minSize = s.cfg.ResponseMinInspect
+	}
+	if body.inspected == 0 && body.Len >= minSize {
+		s.trigger[dirIdx(resp)] = true
+	}
 	if n := len(files); n > 0 && files[n-1].State == FileOpen {
 		f := &files[n-1]
 		f.Size += uint64(len(b))
@@ -78,11 +87,9 @@ func (s *State) openFile(t *Tx, resp bool) {
 		}
 	}
 	if len(name) == 0 {
-		if resp {
-			name = append(name, lastSegment(t.URIRaw)...)
-		} else {
-			name = append(name, t.uriPath()...)
-		}
+		// the parsed URI's whole path (HtpResponseBodyHandle: htp_uri_path of the parsed
+		// URI; SV bug-130: "/publication/pub.home/home.html")
+		name = append(name, t.uriPath()...)
 	}
 	*f = File{Name: name, State: FileOpen, Data: body}
 	if s.cfg.ForceHash {
@@ -100,6 +107,9 @@ func closeFile(t *Tx, files []File, st FileState, hashed bool) {
 		return
 	}
 	f := &files[n-1]
+	if f.Gaps {
+		st = FileTruncated // FileCloseFilePtr: a file with gaps ends TRUNCATED
+	}
 	f.State = st
 	if hashed && t.hash != nil {
 		t.hash.md5.Sum(f.MD5[:0])
@@ -117,18 +127,6 @@ func (t *Tx) uriPath() []byte {
 	u := t.URIRaw
 	if i := bytes.IndexAny(u, "?#"); i >= 0 {
 		u = u[:i]
-	}
-	return u
-}
-
-// lastSegment is the file name Suricata takes from a URI: the last path segment, without
-// query or fragment.
-func lastSegment(u []byte) []byte {
-	if i := bytes.IndexAny(u, "?#"); i >= 0 {
-		u = u[:i]
-	}
-	if i := bytes.LastIndexByte(u, '/'); i >= 0 {
-		u = u[i+1:]
 	}
 	return u
 }
@@ -170,4 +168,12 @@ func dispositionFilename(v []byte) ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// dirIdx is the direction index of a message: 1 (to_client) for a response.
+func dirIdx(resp bool) int {
+	if resp {
+		return 1
+	}
+	return 0
 }
