@@ -113,6 +113,10 @@ type Layer struct {
 	// release is told of every tx about to be freed (detection's per-tx state).
 	release  func(td *TxData)
 	noDetect bool
+	// frameTypes are per protocol the frame types rules use (EnableFrames); freeFrames the
+	// frame containers of ended flows, for reuse.
+	frameTypes [protoMax]uint64
+	freeFrames []*Frames
 	Counters Counters
 }
 
@@ -171,6 +175,11 @@ type flowApp struct {
 	// port after a protocol change that named one: protodetect_dp).
 	dp, sp     uint16
 	changePort uint16
+	// streamOff is per direction the stream offset of the next byte Data is given: the
+	// bytes consumed and the gaps so far (frames are placed by it).
+	streamOff [2]uint64
+	// frames are the flow's frames, nil while none is tracked.
+	frames *Frames
 }
 
 // NewLayer makes a worker's app layer.
@@ -253,6 +262,15 @@ type DataResult struct {
 // direction pktDir (AppLayerHandleTCPData): protocol detection while d's protocol is
 // unknown, then the parser. midstream and synAck say how the session was picked up.
 func (l *Layer) Data(f *flow.Flow, pktDir, d Dir, data []byte, flags Flags, synAck bool) DataResult {
+	r := l.dataTCP(f, pktDir, d, data, flags, synAck)
+	if r.Reversed {
+		d = 1 - d
+	}
+	l.flows.At(f).streamOff[d] += uint64(max(r.Consumed, 0))
+	return r
+}
+
+func (l *Layer) dataTCP(f *flow.Flow, pktDir, d Dir, data []byte, flags Flags, synAck bool) DataResult {
 	fa := l.flows.At(f)
 	if fa.Disabled {
 		return DataResult{Consumed: len(data)}
@@ -283,6 +301,12 @@ func (l *Layer) Data(f *flow.Flow, pktDir, d Dir, data []byte, flags Flags, synA
 
 // Gap tells the app layer that n bytes of direction d are missing (STREAM_GAP).
 func (l *Layer) Gap(f *flow.Flow, pktDir, d Dir, n uint64) DataResult {
+	r := l.gap(f, pktDir, d, n)
+	l.flows.At(f).streamOff[d] += n
+	return r
+}
+
+func (l *Layer) gap(f *flow.Flow, pktDir, d Dir, n uint64) DataResult {
 	fa := l.flows.At(f)
 	if fa.Disabled {
 		return DataResult{}
@@ -303,6 +327,7 @@ func (l *Layer) Gap(f *flow.Flow, pktDir, d Dir, n uint64) DataResult {
 		return DataResult{}
 	}
 	fa.parsedNow[d] = true
+	l.handFrames(fa, d)
 	r := fa.State.Gap(d, n)
 	l.countTxs(fa)
 	if r.Err != nil {
@@ -608,6 +633,7 @@ func (l *Layer) parse(fa *flowApp, pktDir, d Dir, data []byte, flags Flags) Data
 		return DataResult{Consumed: len(data)}
 	}
 	fa.parsedNow[d] = true
+	l.handFrames(fa, d)
 	r := fa.State.Parse(d, data, flags)
 	l.countTxs(fa)
 	if r.Err != nil {
@@ -776,6 +802,7 @@ func (l *Layer) Release(f *flow.Flow) {
 		l.releaseTxs(fa.old, ^uint64(0))
 		l.pools[fa.oldParser.Proto].Put(fa.old)
 	}
+	l.releaseFrames(fa)
 	*fa = flowApp{}
 }
 

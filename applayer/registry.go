@@ -39,6 +39,9 @@ type Parser struct {
 	ProgressNames [2][]string
 	// Events name the protocol's app-layer events by id (app-layer-event:<proto>.<name>).
 	Events []string
+	// FrameTypes name the protocol's frame types by FrameType (the frame keyword's
+	// <proto>.<name>; GetFrameIdByName); nil for a parser without frames.
+	FrameTypes []string
 	// MaxDepth is how far into a direction pattern detection looks (0: 4096... as the
 	// patterns' depth gives).
 	MaxDepth int

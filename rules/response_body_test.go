@@ -6,7 +6,7 @@ import "testing"
 // DetectHttpServerBodySetupSticky sets SIG_FLAG_TOCLIENT and clears SIG_FLAG_TOSERVER; the
 // same file.data buffer under its own name (file.data, file_data) and the http_server_body
 // modifier (DetectEngineContentModifierBufferSetup, no direction) stay in both directions.
-func TestResponseBodyDirection(t *testing.T) {
+func TestResponseBodyStickyDirection(t *testing.T) {
 	for _, tc := range []struct {
 		rule               string
 		toServer, toClient bool

@@ -85,6 +85,9 @@ type Stream struct {
 	minInspectDepth  uint64
 	// pendingGap is the gap AppData reported at appProg, which ConsumeApp skips.
 	pendingGap uint64
+	// frameEdge is one past the stream offset of the oldest byte an app-layer frame still
+	// needs (0: none); pruning keeps it (SetFrameEdge).
+	frameEdge uint64
 
 	// ra, the segment store, comes last: the fields above are read on every packet and
 	// share cache lines, ra's only when data is stored or read.
@@ -650,7 +653,7 @@ func (t *Tracker) leftEdge(s *Session, st *Stream) uint64 {
 	default:
 		left = st.ra.Contiguous(st.ra.Base())
 	}
-	return min(left, st.lastAckAbs())
+	return min(frameLeftEdge(st, left), st.lastAckAbs())
 }
 
 func (t *Tracker) chunkSize(s *Session, st *Stream) uint32 {

@@ -103,6 +103,8 @@ type State struct {
 	upgradePort uint16
 	upgradeTx   *Tx
 	change      applayer.ProtocolChange
+	// fr is the frame bookkeeping (frames.go).
+	fr frameState
 	// dirty bit for TxData.Updated
 }
 
@@ -175,6 +177,7 @@ func (s *State) Reset() {
 	s.failed, s.changePend, s.connectOther, s.bombs = false, nil, false, 0
 	s.trigger = [2]bool{}
 	s.upgrade, s.upgradePort, s.upgradeTx = applayer.ProtoUnknown, 0, nil
+	s.fr = frameState{}
 }
 
 // askChange returns the protocol change request of a result (the state's own storage: one
@@ -270,6 +273,7 @@ func (s *State) Parse(dir applayer.Dir, data []byte, flags applayer.Flags) appla
 	} else {
 		r = s.parseResponse(data, flags&applayer.EOF != 0)
 	}
+	s.frameEnd(int(dir), r.Consumed)
 	if r.Err != nil {
 		s.failed = true
 	}
@@ -282,6 +286,7 @@ func (s *State) Parse(dir applayer.Dir, data []byte, flags applayer.Flags) appla
 // (htp_connp_req_data with a gap chunk).
 func (s *State) Gap(dir applayer.Dir, n uint64) applayer.Result {
 	r := s.gap(dir, n)
+	s.frameEnd(int(dir), int(min(n, 1<<40)))
 	r.TriggerRaw, s.trigger = s.trigger, [2]bool{}
 	return r
 }

@@ -57,6 +57,7 @@ func (s *State) parseRequest(data []byte, eof bool) applayer.Result {
 				return applayer.Result{Consumed: len(data), Err: errParse}
 			}
 			sd.tx = nt
+			s.frameStart(0, off, nt)
 			nt.data.Progress[0] = ReqLine
 			touch(nt, 0)
 			s.rqs = rqLine
@@ -690,6 +691,7 @@ func (s *State) reqComplete(t *Tx) {
 	// request done: raw reassembly now, to inspect tx and stream at the same time
 	// (HTPCallbackRequestComplete)
 	s.trigger[0] = true
+	s.frameDone(0)
 	s.rq.left = 0
 	s.rq.trailer = false
 	if t.Is09 {

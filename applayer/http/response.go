@@ -34,6 +34,7 @@ func (s *State) parseResponse(data []byte, eof bool) applayer.Result {
 			if err := s.resStart(); err != nil {
 				return applayer.Result{Consumed: len(data), Err: err}
 			}
+			s.frameStart(1, off, s.rs.tx)
 		case rsLine:
 			line, ok, err := s.takeLine(sd, data, &off, t, EvResponseFieldTooLong)
 			if err != nil {
@@ -512,6 +513,7 @@ func (s *State) finishTx(t *Tx) {
 	t.data.Progress[1] = ResComplete
 	touch(t, 1)
 	s.trigger[1] = true // HTPCallbackResponseComplete
+	s.frameDone(1)
 	s.rs.tx = nil
 }
 
@@ -553,6 +555,7 @@ func (s *State) resComplete() {
 	t.data.Progress[1] = ResComplete
 	touch(t, 1)
 	s.trigger[1] = true // HTPCallbackResponseComplete
+	s.frameDone(1)
 	s.rs.left = 0
 	s.rs.trailer = false
 	s.rs.tx = nil
