@@ -117,7 +117,7 @@ type Layer struct {
 	// frame containers of ended flows, for reuse.
 	frameTypes [protoMax]uint64
 	freeFrames []*Frames
-	Counters Counters
+	Counters   Counters
 }
 
 // NoDetection says that no detection runs: transactions are freed without waiting for
