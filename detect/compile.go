@@ -69,6 +69,9 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 			return nil, err
 		}
 	}
+	if c.frames, err = compileFrames(r); err != nil {
+		return nil, err
+	}
 	if c.tx, err = compileTx(r); err != nil {
 		return nil, err
 	}

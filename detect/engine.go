@@ -123,6 +123,8 @@ type Rule struct {
 	match   *match.Matcher
 	post    *match.Post
 	payload *payload.Program // pkt_data; nil when the rule has no payload keywords
+	// frames are the rule's frame buffers (frame keyword); nil without one.
+	frames []frameProg
 	// tcpHdr is the rule's tcp.hdr buffer (the TCP header with its options); nil without one.
 	tcpHdr *payload.Program
 	// tx is the rule's transaction part (inspect engines of app-layer buffers); nil for a
@@ -325,7 +327,7 @@ func Supported(keyword string) bool {
 
 // engineKeywords are the keywords the engine evaluates itself: the packet payload buffer, and
 // the tag and rate keywords (rates decided by package threshold).
-var engineKeywords = map[string]bool{"pkt_data": true, "tcp.hdr": true, "tag": true, "threshold": true, "detection_filter": true}
+var engineKeywords = map[string]bool{"pkt_data": true, "tcp.hdr": true, "tag": true, "threshold": true, "detection_filter": true, "frame": true}
 
 // BuildError is a rule the engine cannot evaluate: it is left out of the engine.
 type BuildError struct {

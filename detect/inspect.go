@@ -32,8 +32,10 @@ type ThreadCtx struct {
 	// that the rule just evaluated matched on it (its alert gets alert.FlagStreamMatch).
 	chunks        [][]byte
 	streamMatched bool
-	bbuf          []uint64 // broad-rule index result
-	hbuf          []uint64 // header witness index result
+	// frames are the app-layer frames the packet inspects (SetFrames).
+	frames []FrameView
+	bbuf   []uint64 // broad-rule index result
+	hbuf   []uint64 // header witness index result
 	// Verdict is the packet's action in firewall mode (p->action and its drop reason); the
 	// hooks and the main inspection of one packet add to it, StartPacket clears it.
 	Verdict alert.PacketVerdict
@@ -287,6 +289,9 @@ func (r *Rule) matches(tc *ThreadCtx, p *decode.Packet) bool {
 		return false
 	}
 	if r.payload != nil && !r.payloadMatches(tc, p) {
+		return false
+	}
+	if r.frames != nil && !r.framesMatch(tc) {
 		return false
 	}
 	// tcp.hdr: the TCP header with its options, for a packet whose TCP header decoded

@@ -97,10 +97,24 @@ func missing(r *rules.Rule, firstOnly bool) []Missing {
 		case "base64_data":
 			// Inspected by the buffer that holds the base64_decode (payload.CompileRule).
 		default:
+			if isFrameBuffer(b.Name) {
+				continue // frames are inspected on the packet (frame.go)
+			}
 			hasTx = true
 		}
 	}
 	for _, b := range r.Buffers {
+		if isFrameBuffer(b.Name) {
+			if _, _, ok := frameTypeOf(b.Name); !ok {
+				if add(Missing{"keyword", "frame"}) {
+					return out
+				}
+			}
+			if len(b.Transforms) > 0 && add(Missing{"keyword", b.Transforms[0].Name}) {
+				return out
+			}
+			continue
+		}
 		if isTxBuffer(b.Name) && !txBufferKnown(r, b) {
 			if add(Missing{"keyword", b.Name}) {
 				return out

@@ -139,7 +139,7 @@ const eventBuffer = "app-layer-event"
 // isTxBuffer reports whether a rule buffer is an app-layer one (not the packet payload,
 // tcp.hdr or the base64_data list, which the buffer holding the base64_decode inspects).
 func isTxBuffer(name string) bool {
-	return name != "pkt_data" && name != "tcp.hdr" && name != "base64_data"
+	return name != "pkt_data" && name != "tcp.hdr" && name != "base64_data" && !isFrameBuffer(name)
 }
 
 // txRuleProtos returns the protocols with a registered parser a rule with app protocol

@@ -85,7 +85,10 @@ func (tc *ThreadCtx) SetApp(fa *applayer.FlowApp, ctx applayer.GetCtx) {
 }
 
 // endApp forgets the packet's app layer.
-func (tc *ThreadCtx) endApp() { tc.tx.app, tc.in.App, tc.tx.pkt = nil, nil, tc.tx.pkt[:0] }
+func (tc *ThreadCtx) endApp() {
+	tc.tx.app, tc.in.App, tc.tx.pkt = nil, nil, tc.tx.pkt[:0]
+	tc.frames = nil
+}
 
 // noteTxCandidate records a tx rule the packet's prefilter made a candidate (walkTD).
 func (tc *ThreadCtx) noteTxCandidate(iid uint32) { tc.tx.pkt = append(tc.tx.pkt, iid) }

@@ -29,6 +29,7 @@ func (w *worker) setApp(pc *packetCtx) {
 	ctx := w.app.ctx
 	ctx.EOF = pc.p.Pseudo()
 	w.tc.SetApp(pc.app, ctx)
+	w.setFrames(pc)
 }
 
 // appLayer runs the app layer for a TCP packet after the stream engine (Suricata's

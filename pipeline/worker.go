@@ -28,6 +28,7 @@ type worker struct {
 	defrag  *defrag.Reassembler
 	stream  *streamStage // nil with the stream engine off
 	app     *appStage    // nil without an app layer (it needs the stream engine)
+	fr      frameStage   // app-layer frames for detection (frames.go)
 	json    output.JSON
 	eve     output.Buffer
 	fast    output.Buffer
@@ -85,6 +86,7 @@ func newWorker(id, n int, cfg *Config) (*worker, error) {
 		if w.app != nil {
 			w.app.l.OnRelease(tc.ReleaseTx)
 		}
+		w.initFrames()
 	} else if w.app != nil {
 		w.app.l.NoDetection()
 	}
