@@ -324,11 +324,6 @@ func setupSticky(p *ruleParser, kw *Keyword, arg string) error {
 	if err := p.setActiveList(kw.Buffer, kw.Flags&KwMultiBuffer != 0); err != nil {
 		return err
 	}
-	if kw.Name == "http.response_body" {
-		// DetectHttpServerBodySetupSticky: the file.data buffer is in both directions, but
-		// http.response_body takes only the one to client (the rule becomes to_client).
-		p.toServer, p.toClient = false, true
-	}
 	switch p.forceDir {
 	case "to_server":
 		p.curbuf.onlyTS = true
