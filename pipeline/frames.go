@@ -4,6 +4,7 @@ import (
 	"github.com/meerkat-ids/meerkat/applayer"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/detect"
+	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/stream"
 )
 
@@ -17,6 +18,8 @@ type frameStage struct {
 	buf   []byte
 	spans []frameSpan
 	views []detect.FrameView
+	// inspected counts the frames handed to detection.
+	inspected uint64
 }
 
 type frameSpan struct {
@@ -48,12 +51,18 @@ func (w *worker) setFrames(pc *packetCtx) {
 		return
 	}
 	fs := w.app.l.Frames(f)
+	if fs == nil {
+		return
+	}
+	t := w.stream.t
+	// The stream keeps what the open frames need, also of the direction the packet does not
+	// inspect (its frames wait for a packet of that direction).
+	defer w.frameEdges(pc, fs)
 	d := pc.dir
 	pseudo := pc.p.Pseudo()
 	if fs.Len(d) == 0 || !(pc.app.Updated[d] || pseudo) {
 		return
 	}
-	t := w.stream.t
 	for i, n := 0, fs.Len(d); i < n; i++ {
 		fr := fs.At(d, i)
 		end, known := fr.End()
@@ -75,15 +84,23 @@ func (w *worker) setFrames(pc *packetCtx) {
 		st.spans = append(st.spans, frameSpan{from: from, to: len(st.buf), fr: *fr})
 		fr.Len = -2 // inspected: dropped below
 	}
+	st.inspected += uint64(len(st.spans))
 	proto := pc.app.Proto
 	for _, sp := range st.spans {
 		st.views = append(st.views, detect.FrameView{Proto: proto, Type: sp.fr.Type, TxID: sp.fr.TxID,
 			Data: st.buf[sp.from:sp.to]})
 	}
 	fs.Remove(d, func(fr *applayer.Frame) bool { return fr.Len == -2 })
-	if e, ok := fs.LeftEdge(d); ok {
-		t.SetFrameEdge(f, d, e)
-	} else {
-		t.NoFrameEdge(f, d)
+}
+
+// frameEdges tells the stream, per direction, where the oldest open frame starts.
+func (w *worker) frameEdges(pc *packetCtx, fs *applayer.Frames) {
+	for d := range 2 {
+		dir := flow.Direction(d)
+		if e, ok := fs.LeftEdge(dir); ok {
+			w.stream.t.SetFrameEdge(pc.f, dir, e)
+		} else {
+			w.stream.t.NoFrameEdge(pc.f, dir)
+		}
 	}
 }
