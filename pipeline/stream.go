@@ -171,7 +171,7 @@ func (w *worker) pseudoPacket(f *flow.Flow, dir flow.Direction) {
 // (AlertJsonStreamData).
 func (w *worker) alertPayload(pc *packetCtx, fl alert.Flags) *output.AlertPayload {
 	o := &w.cfg.Outputs.Alert
-	if fl&alert.FlagStreamMatch == 0 || w.stream == nil || pc.f == nil ||
+	if fl&(alert.FlagStreamMatch|alert.FlagStateMatch) == 0 || w.stream == nil || pc.f == nil ||
 		!(o.Payload || o.PayloadPrintable || o.PayloadLength) {
 		return nil
 	}
