@@ -44,14 +44,20 @@ type Frames struct {
 	nextID [2]int64
 	// base is per direction the stream offset of the data of the current Parse call.
 	base [2]uint64
-	// enabled are the frame types rules use, by type bit.
+	// enabled are the frame types rules use, by type bit; proto the protocol whose parser
+	// makes the frames.
 	enabled uint64
+	proto   Proto
 	// Dropped counts frames not made because MaxFrames were open.
 	Dropped uint64
 }
 
 // Enabled reports whether frames of type t are wanted (a rule inspects them).
 func (fs *Frames) Enabled(t FrameType) bool { return fs != nil && fs.enabled&(1<<t) != 0 }
+
+// Proto returns the protocol whose frames these are (the flow's protocol when the frames
+// started: a protocol change leaves them to the old parser's types).
+func (fs *Frames) Proto() Proto { return fs.proto }
 
 // Base returns the stream offset of the first byte of the current Parse call's data.
 func (fs *Frames) Base(dir Dir) uint64 { return fs.base[dir] }
@@ -136,8 +142,8 @@ func (fs *Frames) LeftEdge(dir Dir) (uint64, bool) {
 	return e, true
 }
 
-func (fs *Frames) reset(enabled uint64) {
-	*fs = Frames{enabled: enabled}
+func (fs *Frames) reset(proto Proto, enabled uint64) {
+	*fs = Frames{enabled: enabled, proto: proto}
 }
 
 // FrameUser is a State that makes frames: the Layer hands it the flow's frames before each
@@ -187,7 +193,7 @@ func (l *Layer) framesFor(fa *flowApp) *Frames {
 	} else {
 		fs = &Frames{}
 	}
-	fs.reset(l.frameTypes[fa.Proto])
+	fs.reset(fa.Proto, l.frameTypes[fa.Proto])
 	fa.frames = fs
 	return fs
 }
@@ -199,6 +205,9 @@ func (l *Layer) handFrames(fa *flowApp, d Dir) {
 		return
 	}
 	fs := l.framesFor(fa)
+	if fs != nil && fs.proto != fa.Proto {
+		fs = nil // frames of the protocol before a change: the new parser makes none
+	}
 	if fs != nil {
 		fs.base[d] = fa.streamOff[d]
 	}

@@ -85,7 +85,7 @@ func (w *worker) setFrames(pc *packetCtx) {
 		fr.Len = -2 // inspected: dropped below
 	}
 	st.inspected += uint64(len(st.spans))
-	proto := pc.app.Proto
+	proto := fs.Proto()
 	for _, sp := range st.spans {
 		st.views = append(st.views, detect.FrameView{Proto: proto, Type: sp.fr.Type, TxID: sp.fr.TxID,
 			Data: st.buf[sp.from:sp.to]})
