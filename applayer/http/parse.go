@@ -286,7 +286,7 @@ func (s *State) Parse(dir applayer.Dir, data []byte, flags applayer.Flags) appla
 // (htp_connp_req_data with a gap chunk).
 func (s *State) Gap(dir applayer.Dir, n uint64) applayer.Result {
 	r := s.gap(dir, n)
-	s.frameEnd(int(dir), int(min(n, 1<<40)))
+	s.frameEnd(int(dir), int(min(n, 1<<30)))
 	r.TriggerRaw, s.trigger = s.trigger, [2]bool{}
 	return r
 }
