@@ -218,7 +218,8 @@ const (
 // Find looks for the first match in subj at or after offset start, as pcre2_match does with
 // a start offset: '^' and \A (without Multiline) match only at offset 0, and the match is
 // reported as [b, e) byte offsets into subj. needPos false asks only whether there is a match
-// (b and e are 0), which Go's regexp answers faster.
+// (b and e are 0), which Go's regexp answers faster and without allocating (with positions
+// it allocates the index slice, regexp.FindIndex).
 //
 // On Go's regexp the expression runs on subj[start:]: one that can only match at the
 // subject's beginning does not match from a start above 0, but in one that can also match
