@@ -7,7 +7,8 @@
 //
 // Compile translates and compiles once (expressions are cached and shared); a Regexp is safe
 // for concurrent use. Each worker owns a Scratch, which Find and Group reuse so that an
-// evaluation does not allocate on Go's regexp (except Group on a match, see Group).
+// evaluation on Go's regexp does not allocate, except for the index slice Go's regexp returns
+// when positions are asked for (see Find and Group).
 package pcre
 
 import (
