@@ -80,6 +80,10 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 	}
 	c.alproto, _ = ruleAppProto(r)
 	c.stream = streamModeOf(r)
+	if c.frames != nil {
+		// DetectRunFrames runs on flow-end pseudo packets too (the frames still open there).
+		c.stream.notOnPseudo = false
+	}
 	for _, o := range r.Matches {
 		if o.Name != "dsize" {
 			continue

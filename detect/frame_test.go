@@ -6,6 +6,7 @@ import (
 
 	"github.com/meerkat-ids/meerkat/applayer"
 	"github.com/meerkat-ids/meerkat/applayer/http"
+	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
 )
 
@@ -61,5 +62,14 @@ func TestFrameRules(t *testing.T) {
 		if tc.frames != nil {
 			t.Errorf("%s: frames kept past Inspect", c.name)
 		}
+	}
+	// A flow-end pseudo packet inspects the frames left open (DetectRunFrames runs for it).
+	p := tcpPacket("10.0.0.1", "10.0.0.2", 40000, 9090, "")
+	p.Source = decode.SourceStreamFlowTimeout
+	tc.SetApp(&applayer.FlowApp{Proto: applayer.ProtoHTTP1}, applayer.GetCtx{EOF: true})
+	tc.SetFrames([]FrameView{req})
+	e.Inspect(tc, p, nil, flow.ToServer)
+	if tc.Queue.Len() != 1 || e.Rule(tc.Queue.Entries()[0].IID).Src.SID != 1 {
+		t.Errorf("pseudo packet: %d alerts, want sid 1", tc.Queue.Len())
 	}
 }
