@@ -3,6 +3,10 @@ package detect
 import (
 	"strings"
 
+	"github.com/meerkat-ids/meerkat/alert"
+	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/flow"
+
 	"github.com/meerkat-ids/meerkat/applayer"
 	"github.com/meerkat-ids/meerkat/detect/payload"
 	"github.com/meerkat-ids/meerkat/rules"
@@ -102,6 +106,11 @@ func (tc *ThreadCtx) SetFrames(frames []FrameView) { tc.frames = frames }
 // framesMatch reports whether every frame buffer of r matches some frame of the packet
 // (DetectRunFrameInspectRule: each frame of the buffer's type is inspected).
 func (r *Rule) framesMatch(tc *ThreadCtx) bool {
+	if tc.frameSel >= 0 {
+		fv := &tc.frames[tc.frameSel]
+		fp := &r.frames[0]
+		return fv.Proto == fp.proto && fv.Type == fp.typ && fp.prog.Inspect(fv.Data, tc.pst)
+	}
 	for _, fp := range r.frames {
 		hit := false
 		for i := range tc.frames {
@@ -116,4 +125,22 @@ func (r *Rule) framesMatch(tc *ThreadCtx) bool {
 		}
 	}
 	return true
+}
+
+// frameMatches evaluates a rule with one frame buffer on each frame of its type and queues
+// an alert per frame it matches, naming the frame's transaction (DetectRunFrame's
+// AlertQueueAppend with the frame's tx id and PACKET_ALERT_FLAG_FRAME).
+func (e *Engine) frameMatches(tc *ThreadCtx, r *Rule, p *decode.Packet, f *flow.Flow) {
+	fp := &r.frames[0]
+	for i := range tc.frames {
+		if fv := &tc.frames[i]; fv.Proto != fp.proto || fv.Type != fp.typ {
+			continue
+		}
+		tc.frameSel = i
+		ok := r.matches(tc, p)
+		tc.frameSel = -1
+		if ok {
+			e.addMatch(tc, r, p, f, tc.frames[i].TxID, alert.FlagFrame)
+		}
+	}
 }

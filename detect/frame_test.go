@@ -63,6 +63,22 @@ func TestFrameRules(t *testing.T) {
 			t.Errorf("%s: frames kept past Inspect", c.name)
 		}
 	}
+	// Pipelined requests: one alert per matching frame, naming the frame's transaction
+	// (DetectRunFrame appends per frame with frame->tx_id; AlertQueueSortHelper puts the higher
+	// tx id first).
+	req2 := req
+	req2.TxID = 1
+	p0 := tcpPacket("10.0.0.1", "10.0.0.2", 40000, 9090, "")
+	tc.SetApp(&applayer.FlowApp{Proto: applayer.ProtoHTTP1}, applayer.GetCtx{})
+	tc.SetFrames([]FrameView{req, res, req2})
+	e.Inspect(tc, p0, nil, flow.ToServer)
+	var got []string
+	for _, en := range tc.Queue.Entries() {
+		got = append(got, fmt.Sprintf("%d/%d", e.Rule(en.IID).Src.SID, en.TxID))
+	}
+	if fmt.Sprint(got) != "[1/1 1/0 3/0 4/18446744073709551615]" {
+		t.Errorf("pipelined frames: alerts %v", got)
+	}
 	// A flow-end pseudo packet inspects the frames left open (DetectRunFrames runs for it).
 	p := tcpPacket("10.0.0.1", "10.0.0.2", 40000, 9090, "")
 	p.Source = decode.SourceStreamFlowTimeout

@@ -32,10 +32,12 @@ type ThreadCtx struct {
 	// that the rule just evaluated matched on it (its alert gets alert.FlagStreamMatch).
 	chunks        [][]byte
 	streamMatched bool
-	// frames are the app-layer frames the packet inspects (SetFrames).
-	frames []FrameView
-	bbuf   []uint64 // broad-rule index result
-	hbuf   []uint64 // header witness index result
+	// frames are the app-layer frames the packet inspects (SetFrames); frameSel, when not
+	// -1, is the one frame a rule with one frame buffer is evaluated on.
+	frames   []FrameView
+	frameSel int
+	bbuf     []uint64 // broad-rule index result
+	hbuf     []uint64 // header witness index result
 	// Verdict is the packet's action in firewall mode (p->action and its drop reason); the
 	// hooks and the main inspection of one packet add to it, StartPacket clears it.
 	Verdict alert.PacketVerdict
@@ -56,7 +58,7 @@ type ThreadCtx struct {
 
 // NewThreadCtx makes a worker's context; hosts is the shared xbits/hostbits table (may be nil).
 func (e *Engine) NewThreadCtx(hosts *match.HostTable) (*ThreadCtx, error) {
-	tc := &ThreadCtx{e: e, cands: candidates.New(len(e.rules)), Queue: alert.New(e.cfg.PacketAlertMax),
+	tc := &ThreadCtx{e: e, frameSel: -1, cands: candidates.New(len(e.rules)), Queue: alert.New(e.cfg.PacketAlertMax),
 		pst: payload.NewState(), flows: &FlowStates{}}
 	tc.fw.init(tc.Queue.Max())
 	tc.tagged = make([]tagMatch, 0, 16)
@@ -267,8 +269,14 @@ func (e *Engine) walkTD(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, iid int, 
 			tc.noteTxCandidate(r.IID) // a tx rule: inspected by the transaction stage
 			continue
 		}
-		if r.ipOnly && ipOnlyDone || r.flowStart && !flowStart || r.synNoToClient && tc.in.Dir == flow.ToClient ||
-			!r.matches(tc, p) {
+		if r.ipOnly && ipOnlyDone || r.flowStart && !flowStart || r.synNoToClient && tc.in.Dir == flow.ToClient {
+			continue
+		}
+		if len(r.frames) == 1 {
+			e.frameMatches(tc, r, p, f) // an alert per matching frame (DetectRunFrame)
+			continue
+		}
+		if !r.matches(tc, p) {
 			continue
 		}
 		e.addTD(tc, r, p, f)
