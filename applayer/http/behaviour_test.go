@@ -213,7 +213,7 @@ func TestBodies(t *testing.T) {
 		t.Fatalf("close-delimited body not open: %d", tx.data.Progress[1])
 	}
 	s.Parse(flow.ToClient, nil, applayer.EOF)
-	if string(tx.ResponseBody.Data) != "some data" || tx.data.Progress[1] != ResComplete || string(tx.ResponseFiles[0].Name) != "file.bin" {
+	if string(tx.ResponseBody.Data) != "some data" || tx.data.Progress[1] != ResComplete || string(tx.ResponseFiles[0].Name) != "/dir/file.bin" {
 		t.Fatalf("close body %q %d %+v", tx.ResponseBody.Data, tx.data.Progress[1], tx.ResponseFiles)
 	}
 }

@@ -53,17 +53,45 @@ func (s *State) storeBody(t *Tx, resp bool, b []byte) {
 	}
 }
 
-// openFile starts tracking the body of tx as a file (HTPFileOpen): the name is the
-// Content-Disposition filename, else the last segment of the URI path.
+// fileNameMax is SC_FILENAME_MAX (util-file.h): longer names are cut and raise
+// file_name_too_long.
+const fileNameMax = 4096
+
+// openFile starts tracking the body of tx as a file (HTPFileOpen). The name is, for a
+// response (HtpResponseBodyHandle), the Content-Disposition filename, else the normalised
+// URI path (htp_uri_path of the parsed URI: the whole path, not its last segment); for a
+// request PUT/POST body (HtpRequestBodyHandlePOSTorPUT) always the normalised URI path. A
+// transaction without a URI path gets no file.
 func (s *State) openFile(t *Tx, resp bool) {
 	files := &t.RequestFiles
 	body := &t.RequestBody
-	hdrs := &t.RequestHeaders
 	if resp {
-		files, body, hdrs = &t.ResponseFiles, &t.ResponseBody, &t.ResponseHeaders
+		files, body = &t.ResponseFiles, &t.ResponseBody
 	}
 	if n := len(*files); n > 0 && (*files)[n-1].State == FileOpen {
 		return
+	}
+	var name []byte
+	if n := len(*files); cap(*files) > n {
+		name = (*files)[:n+1][n].Name[:0]
+	}
+	if resp {
+		if cd, ok := t.ResponseHeaders.Header("Content-Disposition"); ok && len(cd) > 0 {
+			if fn, ok := dispositionFilename(cd); ok {
+				name = append(name, fn...)
+			}
+		}
+	}
+	if len(name) == 0 {
+		if t.ParsedURI.Path == nil {
+			return
+		}
+		var f uriFlags
+		name = s.uriNorm.cfg.NormalizePath(name, t.ParsedURI.Path, &f)
+	}
+	if len(name) > fileNameMax {
+		name = name[:fileNameMax]
+		s.event(t, EvFileNameTooLong)
 	}
 	if cap(*files) > len(*files) {
 		*files = (*files)[:len(*files)+1]
@@ -71,19 +99,6 @@ func (s *State) openFile(t *Tx, resp bool) {
 		*files = append(*files, File{})
 	}
 	f := &(*files)[len(*files)-1]
-	name := f.Name[:0]
-	if cd, ok := hdrs.Header("Content-Disposition"); ok {
-		if fn, ok := dispositionFilename(cd); ok {
-			name = append(name, fn...)
-		}
-	}
-	if len(name) == 0 {
-		if resp {
-			name = append(name, lastSegment(t.URIRaw)...)
-		} else {
-			name = append(name, t.uriPath()...)
-		}
-	}
 	*f = File{Name: name, State: FileOpen, Data: body}
 	if s.cfg.ForceHash {
 		h := t.hashes()
@@ -100,6 +115,10 @@ func closeFile(t *Tx, files []File, st FileState, hashed bool) {
 		return
 	}
 	f := &files[n-1]
+	// FileCloseFilePtr: a file with gaps ends TRUNCATED
+	if f.Gaps && st == FileClosed {
+		st = FileTruncated
+	}
 	f.State = st
 	if hashed && t.hash != nil {
 		t.hash.md5.Sum(f.MD5[:0])
@@ -107,30 +126,6 @@ func closeFile(t *Tx, files []File, st FileState, hashed bool) {
 		t.hash.sha256.Sum(f.SHA256[:0])
 		f.Hashed = true
 	}
-}
-
-// uriPath is the request's URI path (the parsed URI's, else the raw target without query).
-func (t *Tx) uriPath() []byte {
-	if t.ParsedURI.Path != nil {
-		return t.ParsedURI.Path
-	}
-	u := t.URIRaw
-	if i := bytes.IndexAny(u, "?#"); i >= 0 {
-		u = u[:i]
-	}
-	return u
-}
-
-// lastSegment is the file name Suricata takes from a URI: the last path segment, without
-// query or fragment.
-func lastSegment(u []byte) []byte {
-	if i := bytes.IndexAny(u, "?#"); i >= 0 {
-		u = u[:i]
-	}
-	if i := bytes.LastIndexByte(u, '/'); i >= 0 {
-		u = u[i+1:]
-	}
-	return u
 }
 
 // dispositionFilename finds filename= in a Content-Disposition value (quoted or not).

@@ -12,6 +12,8 @@ import (
 
 type uriConfig = uri.Config
 
+type uriFlags = uri.Flags
+
 // buildURI is the URI part of HTPConfigParseParameters: the personality's decoder config
 // (set_server_personality with Suricata's lowercase override) with the path-* and decoding
 // keys applied on top.

@@ -250,7 +250,7 @@ func (s *State) Gap(dir applayer.Dir, n uint64) applayer.Result {
 			k := min(n, s.rq.left)
 			s.rq.left -= k
 			t.RequestLength += k
-			markGap(t.RequestFiles)
+			markGap(t.RequestFiles, k)
 			touch(t, 0)
 			if s.rq.left == 0 {
 				s.reqBodyEnd()
@@ -271,7 +271,7 @@ func (s *State) Gap(dir applayer.Dir, n uint64) applayer.Result {
 				s.rs.left -= k
 			}
 			t.ResponseLength += k
-			markGap(t.ResponseFiles)
+			markGap(t.ResponseFiles, k)
 			touch(t, 1)
 			if s.rss == rsBodyCL && s.rs.left == 0 {
 				s.resComplete()
@@ -284,9 +284,12 @@ func (s *State) Gap(dir applayer.Dir, n uint64) applayer.Result {
 	return applayer.Result{Err: errParse}
 }
 
-func markGap(fs []File) {
-	if len(fs) > 0 {
+// markGap is FileAppendDataDo with no data: the open file's size grows by the gap and it
+// is flagged FILE_HAS_GAPS.
+func markGap(fs []File, n uint64) {
+	if len(fs) > 0 && fs[len(fs)-1].State == FileOpen {
 		fs[len(fs)-1].Gaps = true
+		fs[len(fs)-1].Size += n
 	}
 }
 

@@ -669,7 +669,6 @@ func (s *State) reqBodyEnd() {
 	if t.multipart {
 		s.scanMultipart(t, true)
 	}
-	closeFile(t, t.RequestFiles, FileClosed, s.cfg.ForceHash)
 	touch(t, 0)
 }
 
@@ -682,6 +681,9 @@ func (s *State) reqComplete(t *Tx) {
 	if !t.RequestBody.Complete {
 		s.reqBodyEnd()
 	}
+	// HTPCallbackRequestComplete: HTPFileClose(flags 0), after request_finalize may have
+	// added the bytes following a body as more body
+	closeFile(t, t.RequestFiles, FileClosed, s.cfg.ForceHash)
 	t.data.Progress[0] = ReqComplete
 	if t.flags != 0 {
 		s.requestFlagEvents(t)

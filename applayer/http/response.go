@@ -508,7 +508,10 @@ func (s *State) resBodyWire(t *Tx, b []byte) {
 	touch(t, 1)
 }
 
-// resBodyEnd ends the response body.
+// resBodyEnd ends the response body. A body cut short (st FileTruncated) closes the file
+// now; a complete one leaves it open for the bytes response_finalize may still add as body
+// (a trailing CRLF after a Content-Length body): Suricata closes the file only in
+// HTPCallbackResponseComplete.
 func (s *State) resBodyEnd(st FileState) {
 	t := s.rs.tx
 	if t == nil || t.ResponseBody.Complete {
@@ -516,7 +519,9 @@ func (s *State) resBodyEnd(st FileState) {
 	}
 	s.rs.dec.finish(s, t, true)
 	t.ResponseBody.Complete = true
-	closeFile(t, t.ResponseFiles, st, s.cfg.ForceHash)
+	if st != FileClosed {
+		closeFile(t, t.ResponseFiles, st, s.cfg.ForceHash)
+	}
 	touch(t, 1)
 }
 
@@ -534,6 +539,8 @@ func (s *State) resComplete() {
 		return
 	}
 	s.resBodyEnd(FileClosed)
+	// HTPCallbackResponseComplete: HTPFileClose(flags 0)
+	closeFile(t, t.ResponseFiles, FileClosed, s.cfg.ForceHash)
 	t.data.Progress[1] = ResComplete
 	touch(t, 1)
 	s.rs.left = 0
