@@ -91,3 +91,59 @@ func TestFileNames(t *testing.T) {
 		}
 	}
 }
+
+// TestConnectProbe reproduces libhtp's request_connect_probe_data (test main.rs
+// ConnectRequestWithExtraData-style Tunnelled1 over 106-tunnelled-1.t): after a 2xx to a
+// CONNECT that is not the flow's first transaction (the first one Suricata hands to
+// protocol detection, HTPCallbackResponseComplete), a client line starting with a known
+// method is parsed as the next request; anything else makes both directions a tunnel.
+func TestConnectProbe(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		next   string
+		txs    int
+		tunnel bool
+	}{
+		{"http inside", "GET / HTTP/1.1\r\nUser-Agent: Victor/1.0\r\n\r\n", 3, false},
+		{"tls inside", "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\n", 2, true},
+		{"unknown method", "FOO / HTTP/1.1\r\n\r\n", 2, true},
+	} {
+		s := testState(t, nil)
+		req(t, s, "GET /a HTTP/1.1\r\nHost: a\r\n\r\n")
+		resp(t, s, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+		in := []byte("CONNECT abc:443 HTTP/1.1\r\nUser-Agent: Victor/1.0\r\n\r\n" + c.next)
+		r := s.Parse(flow.ToServer, in, 0)
+		if r.Err != nil || r.Consumed == len(in) {
+			t.Fatalf("%s: connect wait: %+v", c.name, r)
+		}
+		rest := in[r.Consumed:]
+		if rr := s.Parse(flow.ToClient, []byte("HTTP/1.1 200 OK\r\nServer: VictorServer/1.0\r\n\r\n"), 0); rr.Err != nil || rr.Change != nil {
+			t.Fatalf("%s: response %+v", c.name, rr)
+		}
+		if r = s.Parse(flow.ToServer, rest, 0); r.Err != nil || r.Consumed != len(rest) {
+			t.Fatalf("%s: probe %+v", c.name, r)
+		}
+		if s.TxCount() != c.txs {
+			t.Fatalf("%s: %d txs", c.name, s.TxCount())
+		}
+		ct := s.Tx(1)
+		if string(ct.Method) != "CONNECT" || ct.Status != 200 || ct.data.Progress != [2]uint8{ReqComplete, ResComplete} {
+			t.Errorf("%s: connect tx %q %d %v", c.name, ct.Method, ct.Status, ct.data.Progress)
+		}
+		if got := s.rqs == rqTunnel && s.rss == rsTunnel; got != c.tunnel {
+			t.Errorf("%s: tunnel %v (states %d %d)", c.name, got, s.rqs, s.rss)
+		}
+		if !c.tunnel {
+			if g := s.Tx(2); string(g.Method) != "GET" || g.data.Progress[0] != ReqComplete {
+				t.Errorf("%s: next tx %q %v", c.name, g.Method, g.data.Progress)
+			}
+		}
+	}
+	// the first transaction's 2xx CONNECT is a protocol change (to detection) instead
+	s := testState(t, nil)
+	in := []byte("CONNECT abc:443 HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\n\r\n")
+	r := s.Parse(flow.ToServer, in, 0)
+	if rr := s.Parse(flow.ToClient, []byte("HTTP/1.1 200 OK\r\n\r\n"), 0); rr.Change == nil {
+		t.Fatalf("first CONNECT: no protocol change %+v (req %+v)", rr, r)
+	}
+}

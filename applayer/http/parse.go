@@ -33,6 +33,7 @@ const (
 	rqChunkDataEnd
 	rqFinalize
 	rqConnectWait
+	rqConnectProbe
 	rqTunnel
 	rqIgnore
 	rqStop

@@ -357,22 +357,32 @@ func (s *State) resHeadersDone(t *Tx, off int) (applayer.Result, bool) {
 	isConnect := string(t.Method) == "CONNECT"
 	if isConnect {
 		if t.Status >= 200 && t.Status <= 299 {
-			// the connection becomes a tunnel after this response
-			t.Tunnel = true
 			s.resHeadersComplete(t)
-			s.finishTx(t)
-			s.rss = rsTunnel
-			s.rqs = rqTunnel
-			t.data.Progress[0] = ReqComplete
-			touch(t, 0)
 			if t.data.ID == 0 {
+				// HTPCallbackResponseComplete: the first transaction's 2xx CONNECT turns
+				// the flow over to protocol detection (AppLayerRequestProtocolChange to
+				// ALPROTO_UNKNOWN, the port of the request)
+				t.Tunnel = true
+				s.finishTx(t)
+				s.rss = rsTunnel
+				s.rqs = rqTunnel
+				t.data.Progress[0] = ReqComplete
+				touch(t, 0)
 				port := uint16(0)
 				if t.Port > 0 {
 					port = uint16(t.Port)
 				}
 				return applayer.Result{Consumed: off, Change: &applayer.ProtocolChange{Expect: applayer.ProtoUnknown, Port: port}}, true
 			}
-			return applayer.Result{Consumed: off}, true
+			// response_body_determine: no body, the response completes and the request
+			// side probes the client's next bytes (request_connect_wait_response moves
+			// to request_connect_probe_data)
+			t.ResponseBody.Complete = true
+			s.resComplete()
+			if s.rqs == rqConnectWait && s.rq.tx == t {
+				s.rqs = rqConnectProbe
+			}
+			return applayer.Result{}, false
 		}
 		// the CONNECT failed: the request side resumes
 		if s.rqs == rqConnectWait && s.rq.tx == t {
