@@ -105,6 +105,11 @@ type Layer struct {
 	pools [protoMax]Pool
 	// maxDepth is per direction the most bytes pattern detection looks at.
 	maxDepth [2]int
+	// probeDP and probeSP are per protocol the ports its probing parsers run on, matched
+	// against the flow's destination and source port (detection-ports dp / sp; the
+	// parser's built-in Ports are dp ports); a nil dp matcher with no built-in ports lets
+	// the prober run on every port.
+	probeDP, probeSP [protoMax]func(port uint16) bool
 	// release is told of every tx about to be freed (detection's per-tx state).
 	release  func(td *TxData)
 	noDetect bool
@@ -162,6 +167,10 @@ type flowApp struct {
 	eofSent [2]bool
 	// txSeen is one past the highest tx id counted.
 	txSeen uint64
+	// dp and sp are the flow's ports as the probing parsers see them (dp is the change's
+	// port after a protocol change that named one: protodetect_dp).
+	dp, sp     uint16
+	changePort uint16
 }
 
 // NewLayer makes a worker's app layer.
@@ -179,6 +188,12 @@ func NewLayer(cfg *Config) *Layer {
 				l.maxDepth[d] = max(l.maxDepth[d], pat.Depth, pat.Offset+len(pat.Bytes))
 			}
 		}
+		l.probeDP[p], l.probeSP[p] = cfg.Protocols[p].Ports[0], cfg.Protocols[p].Ports[1]
+		if l.probeDP[p] == nil && l.probeSP[p] == nil && ps.Ports != "" {
+			if pl, ok := parsePorts(ps.Ports); ok {
+				l.probeDP[p] = pl.has
+			}
+		}
 	}
 	return l
 }
@@ -189,7 +204,14 @@ func (l *Layer) App(f *flow.Flow) *FlowApp { return &l.flows.At(f).FlowApp }
 // Begin starts a packet of f in direction dir: the flags earlier packets left for this
 // direction take effect (FlowWorker's FLOW_*_APP_UPDATE_NEXT), the packet's own app-layer
 // events and flags are cleared.
-func (l *Layer) Begin(f *flow.Flow, dir Dir) *FlowApp {
+func (l *Layer) Begin(f *flow.Flow, dir Dir) *FlowApp { return l.begin(f, dir, false) }
+
+// BeginPseudo is Begin for a flow-end pseudo packet: it does not take the detection-done
+// flag a detection left for the next packet of the direction, as pseudo packets do not
+// pass FlowHandlePacketUpdate.
+func (l *Layer) BeginPseudo(f *flow.Flow, dir Dir) *FlowApp { return l.begin(f, dir, true) }
+
+func (l *Layer) begin(f *flow.Flow, dir Dir, pseudo bool) *FlowApp {
 	fa := l.flows.At(f)
 	if fa.updateNext[dir] {
 		fa.updated[dir], fa.updateNext[dir] = true, false
@@ -197,7 +219,7 @@ func (l *Layer) Begin(f *flow.Flow, dir Dir) *FlowApp {
 	fa.parsedNow = [2]bool{}
 	fa.Events = 0
 	fa.DetectDone = [2]bool{}
-	if fa.doneNext[dir] {
+	if fa.doneNext[dir] && !pseudo {
 		fa.DetectDone[dir], fa.doneNext[dir] = true, false
 	}
 	fa.Updated = [2]bool{}
@@ -217,6 +239,14 @@ type DataResult struct {
 	// the server's): the caller swaps the flow's and the packet's direction and the
 	// session's streams; the data given was parsed as the other direction's.
 	Reversed bool
+	// TriggerRaw is the parser's Result.TriggerRaw (in the flow's directions after any
+	// reversal): the stream is to inspect that direction's raw data now
+	// (StreamTcpReassembleTriggerRawInspection).
+	TriggerRaw [2]bool
+	// Changing says the parser's data started a protocol change: the caller hands no more
+	// data on this packet (ReassembleUpdateAppLayer stops on FlowChangeProto); detection of
+	// the new protocol starts with the next call.
+	Changing bool
 }
 
 // Data hands the app layer n bytes of direction d of TCP flow f during a packet of
@@ -237,6 +267,10 @@ func (l *Layer) Data(f *flow.Flow, pktDir, d Dir, data []byte, flags Flags, synA
 	}
 	if fa.firstData == 0 && len(data) > 0 && !fa.sentFirst {
 		fa.firstData = int8(d) + 1
+	}
+	fa.dp, fa.sp = f.DstPort, f.SrcPort
+	if fa.changing && fa.changePort != 0 {
+		fa.dp = fa.changePort
 	}
 	switch {
 	case fa.ProtoDir[d] == ProtoUnknown && !fa.detected[d]:
@@ -274,7 +308,7 @@ func (l *Layer) Gap(f *flow.Flow, pktDir, d Dir, n uint64) DataResult {
 	if r.Err != nil {
 		return l.parseError(fa, r.Err)
 	}
-	return DataResult{}
+	return DataResult{TriggerRaw: r.TriggerRaw}
 }
 
 // detectTCP is TCPProtoDetect: find the protocol of direction d, then parse.
@@ -293,6 +327,7 @@ func (l *Layer) detectTCP(f *flow.Flow, fa *flowApp, pktDir, d Dir, data []byte,
 		fa.changing = false
 		fa.ProtoDir = [2]Proto{}
 		fa.ProtoDir[d], fa.Proto = p, p
+		l.flagDone(fa, pktDir, d) // TCPProtoDetect's FlagPacketFlow, on the new protocol too
 		if fa.ProtoExpect != ProtoUnknown && p != fa.ProtoExpect {
 			fa.Events.Set(EventUnexpectedProtocol)
 			if fa.ProtoExpect == ProtoTLS {
@@ -300,7 +335,13 @@ func (l *Layer) detectTCP(f *flow.Flow, fa *flowApp, pktDir, d Dir, data []byte,
 			}
 		}
 		l.startState(f, fa, p)
-		return l.parse(fa, pktDir, d, data, flags)
+		// The new parser runs while the change is still pending: a change it asks for now
+		// is refused (TCPProtoDetect parses before AppLayerHandleTCPData unsets
+		// FLOW_CHANGE_PROTO).
+		fa.changing = true
+		r := l.parse(fa, pktDir, d, data, flags)
+		fa.changing = false
+		return r
 	}
 	p, reverse := l.detectProto(f, fa, d, data, flags)
 	other := &fa.ProtoDir[1-d]
@@ -328,6 +369,9 @@ func (l *Layer) detectTCP(f *flow.Flow, fa *flowApp, pktDir, d Dir, data []byte,
 			fa.pmDone[d], fa.pmDone[1-d] = fa.pmDone[1-d], fa.pmDone[d]
 			fa.ppDone[d], fa.ppDone[1-d] = fa.ppDone[1-d], fa.ppDone[d]
 			fa.detected[d], fa.detected[1-d] = false, true
+			// FlowSwap swaps the FLOW_PROTO_DETECT_*_DONE flags and PacketSwap the packet's.
+			fa.doneNext[0], fa.doneNext[1] = fa.doneNext[1], fa.doneNext[0]
+			fa.DetectDone[0], fa.DetectDone[1] = fa.DetectDone[1], fa.DetectDone[0]
 			d, pktDir = 1-d, 1-pktDir
 		}
 		if *other != ProtoUnknown && !fa.counted {
@@ -412,7 +456,7 @@ func (l *Layer) detectProto(f *flow.Flow, fa *flowApp, d Dir, data []byte, flags
 		}
 	}
 	if !fa.ppDone[d] {
-		p, rev, done := l.pp(f, fa, d, data)
+		p, rev, done := l.pp(fa, d, data)
 		if done {
 			fa.ppDone[d] = true
 		}
@@ -480,31 +524,39 @@ func lower(c byte) byte {
 	return c
 }
 
-// pp runs the probing parsers of direction d (AppLayerProtoDetectPPGetProto); done says no
-// candidate is left.
-func (l *Layer) pp(f *flow.Flow, fa *flowApp, d Dir, data []byte) (Proto, bool, bool) {
+// pp runs the probing parsers of direction d (AppLayerProtoDetectPPGetProto): those
+// registered for the flow's destination port or its source port; done says no candidate is
+// left.
+func (l *Layer) pp(fa *flowApp, d Dir, data []byte) (Proto, bool, bool) {
 	left := false
 	for p, ps := range parsers {
 		if ps == nil || ps.Probe[d] == nil && ps.Probe[1-d] == nil || !l.cfg.Protocols[p].Enabled ||
 			fa.ppMask[d]&(1<<p) != 0 {
 			continue
 		}
-		if !l.portsMatch(Proto(p), f) {
-			continue
+		if dpm, spm := l.probeDP[p], l.probeSP[p]; (dpm != nil || spm != nil) &&
+			!(dpm != nil && dpm(fa.dp) || spm != nil && spm(fa.sp)) {
+			continue // not on this flow's ports
 		}
 		if len(data) < ps.ProbeMin {
 			left = true
 			continue
 		}
-		probe := ps.Probe[d]
+		probe, other := ps.Probe[d], false
 		if probe == nil {
-			probe = ps.Probe[1-d]
+			// Only the other direction has a prober: tried with stream.midstream on, a
+			// match meaning the flow is the other way round (AppLayerProtoDetectPPGetProto's
+			// midstream retry).
+			if !l.cfg.Midstream {
+				continue
+			}
+			probe, other = ps.Probe[1-d], true
 		}
 		switch probe(data[:min(len(data), max(ps.ProbeMax, ps.ProbeMin))]) {
 		case ProbeMatch:
-			return Proto(p), false, true
+			return Proto(p), other, true
 		case ProbeMatchReverse:
-			return Proto(p), true, true
+			return Proto(p), !other, true
 		case ProbeFail:
 			fa.ppMask[d] |= 1 << p
 		default:
@@ -518,22 +570,13 @@ func (l *Layer) pp(f *flow.Flow, fa *flowApp, d Dir, data []byte) (Proto, bool, 
 	return ProtoUnknown, false, !left
 }
 
-// portsMatch says whether protocol p's probing parsers run on f: its destination port in
-// the detection-ports dp list, or its source port in the sp list; no lists, any port.
-func (l *Layer) portsMatch(p Proto, f *flow.Flow) bool {
-	ports := &l.cfg.Protocols[p].Ports
-	if ports[0] == nil && ports[1] == nil || f == nil {
-		return true
-	}
-	return ports[0] != nil && ports[0](f.DstPort) || ports[1] != nil && ports[1](f.SrcPort)
-}
-
-// flagDone sets the detection-done flag for direction d (FlagPacketFlow): on the current
-// packet inline or when it is of direction d's, else on the next packet of that direction.
+// flagDone sets the detection-done flag for direction d (FlagPacketFlow): the flow's
+// FLOW_PROTO_DETECT_TS/TC_DONE, which the next packet of that direction takes
+// (FlowHandlePacketUpdate); inline the current packet also gets it when it is of that
+// direction. In IDS TCP the detecting packet itself never carries it.
 func (l *Layer) flagDone(fa *flowApp, pktDir, d Dir) {
-	if l.cfg.Inline || pktDir == d {
+	if l.cfg.Inline && pktDir == d {
 		fa.DetectDone[d] = true
-		return
 	}
 	fa.doneNext[d] = true
 }
@@ -570,19 +613,34 @@ func (l *Layer) parse(fa *flowApp, pktDir, d Dir, data []byte, flags Flags) Data
 	if r.Err != nil {
 		res := l.parseError(fa, r.Err)
 		res.Consumed = len(data) // AppLayerParserParse's error still moves the app progress
+		res.TriggerRaw = r.TriggerRaw
 		return res
 	}
 	if r.Change != nil {
 		if fa.changing {
-			return DataResult{Consumed: r.Consumed}
+			// AppLayerRequestProtocolChange: a change is pending already (say SMTP's
+			// STARTTLS, and the protocol found instead is HTTP asking for HTTP/2): refused,
+			// and the parser is told so.
+			if cr, ok := fa.State.(ChangeRefuser); ok {
+				cr.ProtocolChangeRefused(d)
+			}
+			return DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw}
 		}
 		fa.changing = true
 		fa.ProtoOrig, fa.ProtoExpect = fa.Proto, r.Change.Expect
+		fa.changePort = r.Change.Port
+		if fa.old != nil && fa.oldParser != nil && l.pools[fa.oldParser.Proto] != nil {
+			// A second change: the state from before the first one goes
+			// (AppLayerParserStateProtoCleanup of the original state).
+			l.releaseTxs(fa.old, ^uint64(0))
+			l.pools[fa.oldParser.Proto].Put(fa.old)
+		}
 		fa.old, fa.oldParser = fa.State, fa.Parser
 		fa.State, fa.Parser = nil, nil
 		fa.pmDone, fa.ppDone, fa.detected, fa.ppMask = [2]bool{}, [2]bool{}, [2]bool{}, [2]uint64{}
+		return DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw, Changing: true}
 	}
-	return DataResult{Consumed: min(r.Consumed, len(data))}
+	return DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw}
 }
 
 // parseError disables the app layer for the flow after a parser error; its transactions

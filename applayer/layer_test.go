@@ -23,7 +23,11 @@ func (t *lineTx) TxData() *TxData { return &t.td }
 type lineState struct {
 	txs    []*lineTx
 	nextID uint64
+	// refused counts the change requests the framework refused.
+	refused int
 }
+
+func (s *lineState) ProtocolChangeRefused(Dir) { s.refused++ }
 
 func (s *lineState) Parse(dir Dir, data []byte, flags Flags) Result {
 	used := 0
@@ -336,5 +340,130 @@ func TestNeedsFlush(t *testing.T) {
 	fa.InspectID[flow.ToServer] = 1
 	if got := l.NeedsFlush(f, done); got != [2]bool{false, true} {
 		t.Fatalf("inspected to_server: %v", got)
+	}
+}
+
+// TestProtocolChangeWhilePending: a parser that asks for a change while one is pending is
+// refused and told so (AppLayerRequestProtocolChange returns false; HTTP's 101 h2c after
+// SMTP's STARTTLS found HTTP instead of TLS: SV protocol-change-failed-event). The
+// protocol detected during the change runs its parser before the change ends, so its
+// request is refused; once the change is over, a new request is accepted and the state
+// from before the first change goes back to its pool.
+func TestProtocolChangeWhilePending(t *testing.T) {
+	l, f := testLayer(t, nil)
+	l.Begin(f, flow.ToClient)
+	l.Data(f, flow.ToClient, flow.ToServer, []byte("HELLO a\n"), 0, false)
+	l.Begin(f, flow.ToServer)
+	l.Data(f, flow.ToServer, flow.ToClient, []byte("WELCOME\nUPGRADE\n"), 0, false)
+	l.Ready(f, flow.ToServer)
+	// Detection during the change finds the protocol again; its parser asks at once.
+	l.Begin(f, flow.ToServer)
+	r := l.Data(f, flow.ToServer, flow.ToClient, []byte("WELCOME\nUPGRADE\n"), 0, false)
+	fa := l.Ready(f, flow.ToServer)
+	st, _ := fa.State.(*lineState)
+	if r.Disable || st == nil || fa.Proto != ProtoTemplate {
+		t.Fatalf("detection during the change: disable %v state %v proto %v", r.Disable, fa.State, fa.Proto)
+	}
+	if st.refused != 1 {
+		t.Fatalf("%d refusals, want 1: a change asked while one is pending fails", st.refused)
+	}
+	// The change is over: the next request is accepted.
+	puts := testPool.puts
+	l.Begin(f, flow.ToServer)
+	l.Data(f, flow.ToServer, flow.ToClient, []byte("UPGRADE\n"), 0, false)
+	fa = l.Ready(f, flow.ToServer)
+	if st.refused != 1 || fa.State != nil || fa.ProtoOrig != ProtoTemplate {
+		t.Fatalf("second change: refused %d state %v orig %v", st.refused, fa.State, fa.ProtoOrig)
+	}
+	if testPool.puts != puts+1 {
+		t.Fatal("the state from before the first change must go back to its pool")
+	}
+	if _, old := l.Old(f); old != st {
+		t.Fatal("the state from before the second change stays for logging")
+	}
+}
+
+// probeState is a parser state for the probed test protocol (RFB's id): it takes all data.
+type probeState struct{ lineState }
+
+func (s *probeState) Parse(dir Dir, data []byte, flags Flags) Result {
+	return Result{Consumed: len(data)}
+}
+
+func init() {
+	Register(&Parser{
+		Proto: ProtoRFB, IPProto: 6,
+		Probe: [2]ProbeFunc{flow.ToClient: func(b []byte) ProbeResult {
+			if bytes.HasPrefix(b, []byte("RFB ")) {
+				return ProbeMatch
+			}
+			return ProbeFail
+		}},
+		ProbeMin: 4, ProbeMax: 12, Ports: "[5900:5901]",
+		Complete: [2]uint8{1, 1},
+	})
+}
+
+// TestProbePorts: a probing parser runs only on the ports it is registered for
+// (AppLayerProtoDetectPPGetProto looks up dp, then sp): the built-in ports are destination
+// ports (the RustParser default_port is registered to_server, the dp list), so a flow
+// whose source port alone is in the list does not run it; detection-ports sp lists do.
+func TestProbePorts(t *testing.T) {
+	for _, c := range []struct {
+		dp, sp uint16
+		want   Proto
+	}{{5900, 40000, ProtoRFB}, {5901, 40000, ProtoRFB}, {40000, 5901, ProtoUnknown}, {80, 40000, ProtoUnknown}} {
+		l, f := testLayer(t, nil)
+		f.DstPort, f.SrcPort = c.dp, c.sp
+		l.Begin(f, flow.ToServer)
+		l.Data(f, flow.ToServer, flow.ToClient, []byte("RFB 003.008\n"), 0, false)
+		if fa := l.Ready(f, flow.ToServer); fa.ProtoDir[flow.ToClient] != c.want {
+			t.Errorf("dp %d sp %d: %v, want %v", c.dp, c.sp, fa.ProtoDir[flow.ToClient], c.want)
+		}
+	}
+}
+
+// TestDetectDoneNextPacket: in IDS TCP the detection-done flag goes to the flow and the
+// next packet of that direction takes it, never the detecting packet (FlagPacketFlow,
+// FlowHandlePacketUpdate), and a flow-end pseudo packet does not take it; inline the
+// detecting packet of that direction has it too (§3.7).
+func TestDetectDoneNextPacket(t *testing.T) {
+	for _, inline := range []bool{false, true} {
+		l, f := testLayer(t, func(c *Config) { c.Inline = inline })
+		fa := l.Begin(f, flow.ToServer)
+		l.Data(f, flow.ToServer, flow.ToServer, []byte("HELLO a\n"), 0, false)
+		if fa.DetectDone[flow.ToServer] != inline {
+			t.Errorf("inline %v: detecting packet done %v", inline, fa.DetectDone[flow.ToServer])
+		}
+		l.End(f, flow.ToServer, false, true, func(Tx) bool { return true })
+		if fa = l.Begin(f, flow.ToClient); fa.DetectDone != [2]bool{} {
+			t.Errorf("inline %v: packet of the other direction has %v", inline, fa.DetectDone)
+		}
+		if fa = l.BeginPseudo(f, flow.ToServer); fa.DetectDone[flow.ToServer] {
+			t.Errorf("inline %v: a pseudo packet took the flag", inline)
+		}
+		if fa = l.Begin(f, flow.ToServer); !fa.DetectDone[flow.ToServer] {
+			t.Errorf("inline %v: the next to_server packet lacks the flag", inline)
+		}
+		if fa = l.Begin(f, flow.ToServer); fa.DetectDone[flow.ToServer] {
+			t.Errorf("inline %v: the flag is taken once", inline)
+		}
+	}
+}
+
+// TestChangeStopsFeeding: the data that asks for a protocol change ends the packet's
+// hand-over (ReassembleUpdateAppLayer breaks on FlowChangeProto): the caller sees Changing
+// and the rest is detected on a later call.
+func TestChangeStopsFeeding(t *testing.T) {
+	l, f := testLayer(t, nil)
+	l.Begin(f, flow.ToClient)
+	l.Data(f, flow.ToClient, flow.ToServer, []byte("HELLO a\n"), 0, false)
+	l.Begin(f, flow.ToServer)
+	r := l.Data(f, flow.ToServer, flow.ToClient, []byte("WELCOME\nUPGRADE\nWELCOME\n"), 0, false)
+	if !r.Changing || r.Consumed != len("WELCOME\nUPGRADE\n") {
+		t.Fatalf("changing %v consumed %d", r.Changing, r.Consumed)
+	}
+	if r := l.Data(f, flow.ToServer, flow.ToClient, []byte("WELCOME\n"), 0, false); r.Changing || l.App(f).State == nil {
+		t.Fatalf("the rest is detected afresh: changing %v state %v", r.Changing, l.App(f).State)
 	}
 }

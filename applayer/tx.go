@@ -87,6 +87,11 @@ type Result struct {
 	// Change asks for a protocol change (HTTP CONNECT answered 2xx, 101 Upgrade): detection
 	// restarts on the data that follows, expecting Change.Expect.
 	Change *ProtocolChange
+	// TriggerRaw asks, per direction, for raw stream inspection of that direction now
+	// (AppLayerParserTriggerRawStreamInspection: HTTP at request and response complete, and
+	// when a body reaches its minimal inspect size), so that stream rules see the bytes on
+	// the packet the transaction's rules see them.
+	TriggerRaw [2]bool
 }
 
 // ProtocolChange is a parser's request to hand the flow to another protocol
@@ -97,6 +102,13 @@ type ProtocolChange struct {
 	// Port is the destination port detection's probing parsers use after the change
 	// (the CONNECT authority's port), 0 for the flow's own.
 	Port uint16
+}
+
+// ChangeRefuser is implemented by a State that wants to hear that the protocol change its
+// last Parse or Gap asked for was refused because another change is pending
+// (AppLayerRequestProtocolChange returning false; HTTP then raises failed_protocol_change).
+type ChangeRefuser interface {
+	ProtocolChangeRefused(dir Dir)
 }
 
 // Flags qualify one call of State.Parse.

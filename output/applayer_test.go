@@ -82,7 +82,7 @@ func TestFileInfoRecord(t *testing.T) {
 	FileInfoRecord(&j, p, f, flow.ToServer, flow.ToClient, fa, tx, file, file.State, opt)
 	checkOrder(t, j.B, []string{`"event_type":"fileinfo"`, `"src_ip":"208.69.36.231","src_port":80,"dest_ip":"192.168.2.3","dest_port":37010`,
 		`"http":{"hostname":"h","url":"/a/b.bin"`, `"length":5}`, `"app_proto":"http"`,
-		`"fileinfo":{"filename":"b.bin","gaps":false,"state":"CLOSED","md5":"5d41402abc4b2a76b9719d911017c592",` +
+		`"fileinfo":{"filename":"/a/b.bin","gaps":false,"state":"CLOSED","md5":"5d41402abc4b2a76b9719d911017c592",` +
 			`"sha256":"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824","stored":false,"size":5,"tx_id":0}}`})
 	if bytes.Contains(j.B, []byte(`"sha1"`)) {
 		t.Errorf("sha1 not forced: %s", j.B)

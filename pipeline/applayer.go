@@ -67,6 +67,7 @@ func (w *worker) appFeed(pc *packetCtx, d flow.Direction, pseudo bool) {
 		var r applayer.DataResult
 		if gap > 0 {
 			r = a.l.Gap(f, pc.dir, d, gap)
+			w.appTrigger(pc, r)
 			if r.Disable || r.Err != nil {
 				w.appResult(pc, r)
 				t.ConsumeApp(f, d, 0)
@@ -92,10 +93,21 @@ func (w *worker) appFeed(pc *packetCtx, d flow.Direction, pseudo bool) {
 			w.appReverse(pc)
 			d = 1 - d
 		}
+		w.appTrigger(pc, r)
 		t.ConsumeApp(f, d, r.Consumed)
 		w.appResult(pc, r)
-		if r.Disable || r.Consumed == 0 || len(data) == 0 {
+		if r.Disable || r.Consumed == 0 || len(data) == 0 || r.Changing {
 			return
+		}
+	}
+}
+
+// appTrigger passes the parser's raw inspection requests to the stream
+// (AppLayerParserTriggerRawStreamInspection).
+func (w *worker) appTrigger(pc *packetCtx, r applayer.DataResult) {
+	for d, on := range r.TriggerRaw {
+		if on {
+			w.stream.t.TriggerRaw(pc.f, flow.Direction(d))
 		}
 	}
 }
@@ -125,7 +137,7 @@ func (w *worker) appFlush(pc *packetCtx) *applayer.FlowApp {
 	if w.app == nil {
 		return nil
 	}
-	w.app.l.Begin(pc.f, pc.dir)
+	w.app.l.BeginPseudo(pc.f, pc.dir)
 	w.appFeed(pc, pc.dir, true)
 	return w.app.l.Ready(pc.f, pc.dir)
 }

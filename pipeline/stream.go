@@ -38,13 +38,15 @@ func newStreamStage(cfg stream.Config, n int, sizes bool) *streamStage {
 // track runs a TCP packet of a flow through the stream engine, after the flow table and
 // before detection (Suricata's FlowWorker: StreamTcp between FlowHandlePacket and Detect): the
 // session state, FLOW_PKT_ESTABLISHED, reassembly, stream events, and the raw stream data the
-// packet inspects. A packet of a dropped flow does not reach the stream engine.
+// packet inspects. In IPS mode a packet of a dropped flow does not reach the stream engine
+// (StreamTcpCheckFlowDrops tests EngineModeIsIPS); in IDS mode it does, detection alone
+// skips the flow.
 func (w *worker) track(pc *packetCtx) {
 	st, p, f := w.stream, pc.p, pc.f
 	if st == nil {
 		return
 	}
-	if f == nil || !p.IsTCP() || f.Action == flow.ActionDrop {
+	if f == nil || !p.IsTCP() || f.Action == flow.ActionDrop && w.cfg.IPS {
 		if w.tc != nil {
 			w.tc.SetStream(nil, false, 0, 0)
 		}

@@ -324,16 +324,20 @@ func setupSticky(p *ruleParser, kw *Keyword, arg string) error {
 	if err := p.setActiveList(kw.Buffer, kw.Flags&KwMultiBuffer != 0); err != nil {
 		return err
 	}
-	if kw.Name == "http.response_body" {
-		// DetectHttpServerBodySetupSticky: the file.data buffer is in both directions, but
-		// http.response_body takes only the one to client (the rule becomes to_client).
-		p.toServer, p.toClient = false, true
-	}
 	switch p.forceDir {
 	case "to_server":
 		p.curbuf.onlyTS = true
 	case "to_client":
 		p.curbuf.onlyTC = true
+	}
+	if kw.Name == "http.response_body" {
+		// file.data exists in both directions, but the http.response_body sticky buffer
+		// takes only the one to the client: the rule becomes to_client
+		// (DetectHttpServerBodySetupSticky). The http_server_body modifier does not.
+		p.curbuf.onlyTC = true
+		if !p.txBoth {
+			p.toServer, p.toClient = false, true
+		}
 	}
 	switch len(kw.AppProtos) {
 	case 0:

@@ -631,21 +631,56 @@ func setupStreamSize(p *ruleParser, o *Option, arg string) error {
 	return nil
 }
 
+// appProtoModes are the modes app-layer-protocol takes after its comma
+// (DetectAppLayerProtocolParse); "" is the default, direction.
+var appProtoModes = map[string]bool{"final": true, "original": true, "either": true,
+	"to_server": true, "to_client": true, "direction": true}
+
+// splitAppProtoArg splits "name[,mode]" at the first comma; the mode is "direction" when
+// absent.
+func splitAppProtoArg(v string) (name, mode string) {
+	name, mode, ok := strings.Cut(v, ",")
+	if !ok {
+		mode = "direction"
+	}
+	return name, mode
+}
+
+// setupAppLayerProtocol is DetectAppLayerProtocolSetup: "[!]name[,mode]". The name is a
+// protocol, "failed" or "unknown" (which cannot be negated); the mode is compared exactly.
+// A rule whose protocol is already set (by its header or a buffer) cannot use it, and two
+// app-layer-protocol options of the same mode conflict unless both are negated and differ
+// (HasConflicts).
 func setupAppLayerProtocol(p *ruleParser, o *Option, arg string) error {
-	name := strings.TrimSpace(arg)
+	v := strings.TrimSpace(arg)
+	name, mode := splitAppProtoArg(v)
 	switch name {
-	case "failed", "unknown":
+	case "failed":
+	case "unknown":
+		if o.Negated {
+			return errf("app-layer-protocol keyword can't use negation with protocol 'unknown'")
+		}
 	default:
 		if _, ok := lookupAppProto(name, p.opts.disabled()); !ok {
 			return errf("app-layer-protocol keyword supplied with unknown protocol \"%s\"", name)
 		}
 	}
+	if !appProtoModes[mode] {
+		return errf("app-layer-protocol keyword supplied with unknown mode \"%s\"", mode)
+	}
+	if p.r.AppProto != "" {
+		return errf("Either we already have the rule match on an app layer protocol set through other keywords that match on this protocol, or have already seen a non-negated app-layer-protocol.")
+	}
 	for _, m := range p.r.Matches {
-		if m.Name == "app-layer-protocol" && !o.Negated && !m.Negated {
-			return errf("can't mix positive app-layer-protocol match with negated or another positive match")
+		if m.Name != "app-layer-protocol" {
+			continue
+		}
+		tn, tm := splitAppProtoArg(m.Value)
+		if tm == mode && (m.Negated != o.Negated || !o.Negated || tn == name) {
+			return errf("can't mix positive app-layer-protocol match with negated match or match for 'failed'.")
 		}
 	}
-	o.Value = name
+	o.Value = v
 	p.r.hasAppProtoKW = true
 	p.addMatch(o)
 	return nil

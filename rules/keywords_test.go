@@ -408,6 +408,20 @@ func TestFlowKeywords(t *testing.T) {
 		{opts: `stream_size:server,~,5;`, err: "invalid stream_size modifier"},
 		{opts: `app-layer-protocol:http;`}, {opts: `app-layer-protocol:!tls;`}, {opts: `app-layer-protocol:failed;`},
 		{opts: `app-layer-protocol:nosuch;`, err: "unknown protocol"},
+		// DetectAppLayerProtocolParse / HasConflicts (SV detect-app-layer-protocol-03/04/05)
+		{opts: `app-layer-protocol:!http,final; app-layer-protocol:!tls,final;`},
+		{opts: `app-layer-protocol:http1,original; app-layer-protocol:http2,final;`},
+		{opts: `app-layer-protocol:http1,to_server; app-layer-protocol:ssh,to_client;`},
+		{opts: `app-layer-protocol:http,direction; app-layer-protocol:tls,either;`},
+		{opts: `app-layer-protocol:http,sideways;`, err: "unknown mode"},
+		{opts: `app-layer-protocol:http, final;`, err: "unknown mode"},
+		{opts: `app-layer-protocol:nosuch,final;`, err: "unknown protocol"},
+		{opts: `app-layer-protocol:!unknown;`, err: "negation with protocol 'unknown'"},
+		{opts: `app-layer-protocol:http,final; app-layer-protocol:tls,final;`, err: "can't mix"},
+		{opts: `app-layer-protocol:!http,final; app-layer-protocol:tls,final;`, err: "can't mix"},
+		{opts: `app-layer-protocol:!http,final; app-layer-protocol:!http,final;`, err: "can't mix"},
+		{opts: `app-layer-protocol:!http; app-layer-protocol:!http,final;`},
+		{hdr: "alert http any any -> any any", opts: `app-layer-protocol:http;`, err: "already have the rule match on an app layer protocol"},
 		{hdr: "alert pkthdr any any -> any any", opts: `decode-event:ipv4.pkt_too_small;`},
 		{hdr: "alert pkthdr any any -> any any", opts: `decode-event:IPV4.PKT_TOO_SMALL;`},
 		{hdr: "alert pkthdr any any -> any any", opts: `decode-event:ipv4.nosuch;`, err: "unknown event name"},
@@ -545,6 +559,29 @@ func TestPrefilterTarget(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("%s: prefilter on %q, want %q", tc.opts, got, tc.want)
+		}
+	}
+}
+
+// http.response_body makes the rule to_client though file.data exists in both directions
+// (DetectHttpServerBodySetupSticky); the http_server_body modifier and file.data do not
+// (SV http-post-data-decompression: no alert on the request body).
+func TestResponseBodyDirection(t *testing.T) {
+	for _, c := range []struct {
+		opts   string
+		ts, tc bool
+	}{
+		{`http.response_body; content:"name";`, false, true},
+		{`flow:established,to_client; http.response_body; content:"name";`, false, true},
+		{`content:"name"; http_server_body;`, true, true},
+		{`file.data; content:"name";`, true, true},
+	} {
+		r, err := Parse(`alert http any any -> any any (` + c.opts + ` sid:1;)`)
+		if err != nil {
+			t.Fatalf("%s: %v", c.opts, err)
+		}
+		if r.ToServer != c.ts || r.ToClient != c.tc {
+			t.Errorf("%s: to_server %v to_client %v, want %v %v", c.opts, r.ToServer, r.ToClient, c.ts, c.tc)
 		}
 	}
 }

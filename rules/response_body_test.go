@@ -2,11 +2,11 @@ package rules
 
 import "testing"
 
-// TestResponseBodyDirection: the sticky http.response_body makes a rule to_client, as
+// TestResponseBodyDirectionForms: the sticky http.response_body makes a rule to_client, as
 // DetectHttpServerBodySetupSticky sets SIG_FLAG_TOCLIENT and clears SIG_FLAG_TOSERVER; the
 // same file.data buffer under its own name (file.data, file_data) and the http_server_body
 // modifier (DetectEngineContentModifierBufferSetup, no direction) stay in both directions.
-func TestResponseBodyDirection(t *testing.T) {
+func TestResponseBodyDirectionForms(t *testing.T) {
 	for _, tc := range []struct {
 		rule               string
 		toServer, toClient bool

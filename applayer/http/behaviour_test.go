@@ -381,16 +381,38 @@ func TestProtocolChange(t *testing.T) {
 	if tx := s.Tx(0); tx.data.Progress != [2]uint8{5, 5} {
 		t.Errorf("progress %v", tx.data.Progress)
 	}
+	// HTPHandleResponseData: a 101 upgrade to a protocol detection knows asks for the
+	// change (the HTTP/1 part consumed, the rest left for the new protocol), and asks again
+	// on each new data in the tunnel until the framework takes it; failed_protocol_change
+	// when it is refused. To a protocol detection does not know: the tunnel, no change.
+	defer func(f func(applayer.Proto) bool) { protoDetected = f }(protoDetected)
 	for _, c := range []struct {
 		up   string
 		want applayer.Proto
 	}{{"h2c", applayer.ProtoHTTP2}, {"WebSocket", applayer.ProtoWebSocket}} {
+		protoDetected = func(applayer.Proto) bool { return true }
 		s := testState(t, nil)
 		req(t, s, "GET / HTTP/1.1\r\nHost: a\r\nUpgrade: "+c.up+"\r\n\r\n")
 		rs := []byte("HTTP/1.1 101 Switching\r\nUpgrade: " + c.up + "\r\n\r\nDATA")
 		r := s.Parse(flow.ToClient, rs, 0)
 		if r.Change == nil || r.Change.Expect != c.want || r.Consumed != len(rs)-4 {
 			t.Errorf("%s: %+v %d", c.up, r.Change, r.Consumed)
+		}
+		s.ProtocolChangeRefused(flow.ToClient)
+		if !hasEvent(s.Tx(0), "failed_protocol_change") {
+			t.Errorf("%s: refused change raised no failed_protocol_change", c.up)
+		}
+		if r := s.Parse(flow.ToClient, []byte("DATA"), 0); r.Change == nil || r.Change.Expect != c.want || r.Consumed != 4 {
+			t.Errorf("%s: tunnel data asks again: %+v %d", c.up, r.Change, r.Consumed)
+		}
+		protoDetected = func(applayer.Proto) bool { return false }
+		s = testState(t, nil)
+		req(t, s, "GET / HTTP/1.1\r\nHost: a\r\nUpgrade: "+c.up+"\r\n\r\n")
+		if r := s.Parse(flow.ToClient, rs, 0); r.Change != nil || r.Consumed != len(rs)-4 {
+			t.Errorf("%s without detection: %+v %d, want the tunnel", c.up, r.Change, r.Consumed)
+		}
+		if r := s.Parse(flow.ToClient, []byte("DATA"), 0); r.Change != nil || r.Consumed != 4 {
+			t.Errorf("%s without detection: the tunnel takes the data: %+v %d", c.up, r.Change, r.Consumed)
 		}
 	}
 	// CONNECT refused: the request side goes on

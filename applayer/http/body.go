@@ -41,6 +41,15 @@ func (s *State) storeBody(t *Tx, resp bool, b []byte) {
 		}
 	}
 	body.Data = append(body.Data, keep...)
+	// A body reaching its minimal inspect size before detection looked at it is inspected
+	// now, the raw stream with it (HTPCallbackRequestBodyData, HTPCallbackResponseBodyData).
+	minSize := s.cfg.RequestMinInspect
+	if resp {
+		minSize = s.cfg.ResponseMinInspect
+	}
+	if body.inspected == 0 && body.Len >= minSize {
+		s.trigger[dirIdx(resp)] = true
+	}
 	if n := len(files); n > 0 && files[n-1].State == FileOpen {
 		f := &files[n-1]
 		f.Size += uint64(len(b))
@@ -165,4 +174,12 @@ func dispositionFilename(v []byte) ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// dirIdx is the direction index of a message: 1 (to_client) for a response.
+func dirIdx(resp bool) int {
+	if resp {
+		return 1
+	}
+	return 0
 }

@@ -171,6 +171,9 @@ func init() {
 		t.scratch[d][scrStart] = b
 		return b, true
 	})
+	// http.request_header / http.response_header: one "Name: value" instance per header.
+	// As GetHttp1HeaderData does, instance 0 builds every instance into one buffer and the
+	// others are slices of it, so the instances detection holds at once stay distinct.
 	multiHeader := func(name string, dirs [2]bool) {
 		reg(applayer.Buffer{Name: name, Dirs: dirs, Progress: prog(ReqHeaders), Multi: true,
 			Get: func(x applayer.Tx, d applayer.Dir, i int, _ *applayer.GetCtx) ([]byte, bool) {
@@ -182,12 +185,24 @@ func init() {
 				if i < 0 || i >= h.Len() {
 					return nil, false
 				}
-				n, v := h.At(i)
-				b := append(t.scratch[d][scrReqHeader][:0], n...)
-				b = append(b, ':', ' ')
-				b = append(b, v...)
-				t.scratch[d][scrReqHeader] = b
-				return b, true
+				ends := t.hdrEnds[d]
+				if i == 0 || len(ends) != h.Len() {
+					b, ends := t.scratch[d][scrReqHeader][:0], ends[:0]
+					for j := 0; j < h.Len(); j++ {
+						n, v := h.At(j)
+						b = append(b, n...)
+						b = append(b, ':', ' ')
+						b = append(b, v...)
+						ends = append(ends, len(b))
+					}
+					t.scratch[d][scrReqHeader], t.hdrEnds[d] = b, ends
+				}
+				b, ends := t.scratch[d][scrReqHeader], t.hdrEnds[d]
+				start := 0
+				if i > 0 {
+					start = ends[i-1]
+				}
+				return b[start:ends[i]:ends[i]], true
 			}})
 	}
 	multiHeader("http.request_header", ts)

@@ -89,6 +89,37 @@ func TestBufferContents(t *testing.T) {
 	}
 }
 
+// The instances of a multi-buffer stay valid together: detection reads instance 0..n and
+// keeps them all for the packet (GetHttp1HeaderData builds them all into one buffer on
+// local_id 0). SV http-request-header: "Connection: " is neither the first nor the last
+// request header and must still be found.
+func TestMultiHeaderInstancesHeldTogether(t *testing.T) {
+	s := testState(t, nil)
+	req(t, s, "GET / HTTP/1.1\r\nAccept: */*\r\nHost: h\r\nConnection: close\r\nUser-Agent: u\r\n\r\n")
+	tx := s.Tx(0)
+	var held [][]byte
+	for i := 0; ; i++ {
+		b, ok := getBuf(t, "http.request_header", tx, flow.ToServer, i, nil)
+		if !ok {
+			break
+		}
+		held = append(held, b)
+	}
+	want := []string{"Accept: */*", "Host: h", "Connection: close", "User-Agent: u"}
+	if len(held) != len(want) {
+		t.Fatalf("%d instances, want %d", len(held), len(want))
+	}
+	for i, w := range want {
+		if string(held[i]) != w {
+			t.Errorf("instance %d %q, want %q", i, held[i], w)
+		}
+	}
+	// Asking for instance 0 again rebuilds the same bytes in place.
+	if b, _ := getBuf(t, "http.request_header", tx, flow.ToServer, 0, nil); string(b) != want[0] || string(held[2]) != want[2] {
+		t.Errorf("rebuild: %q %q", b, held[2])
+	}
+}
+
 // Buffers appear at their progress: the request line ones once the line is parsed, the
 // header composites once the header block is complete (H*).
 func TestBufferProgress(t *testing.T) {

@@ -93,6 +93,17 @@ type State struct {
 	changePend   *applayer.ProtocolChange
 	connectOther bool // a CONNECT request waits for its response
 	bombs        int  // compression bombs seen on the flow (libhtp ConnectionParser.bombs)
+	// trigger is per direction a raw stream inspection request of this call (Suricata's
+	// AppLayerParserTriggerRawStreamInspection from the HTP callbacks).
+	trigger [2]bool
+	// upgrade is the protocol a 101 response switched the connection to (h2c: HTTP/2,
+	// websocket), with upgradePort and upgradeTx the tx: in the tunnel every new response
+	// data asks for the change again, as HTPHandleResponseData does on each
+	// HTP_STREAM_STATE_TUNNEL return, until the framework accepts it.
+	upgrade     applayer.Proto
+	upgradePort uint16
+	upgradeTx   *Tx
+	change      applayer.ProtocolChange
 	// dirty bit for TxData.Updated
 }
 
@@ -132,6 +143,9 @@ func (s *State) dropFront(n int) {
 		if s.rs.tx == t {
 			s.rs.tx = nil
 		}
+		if s.upgradeTx == t {
+			s.upgradeTx = nil
+		}
 		if s.rq.dec.t == t {
 			s.rq.dec.reset()
 		}
@@ -160,6 +174,34 @@ func (s *State) Reset() {
 	s.rs.reset()
 	s.rqs, s.rss = rqIdle, rsIdle
 	s.failed, s.changePend, s.connectOther, s.bombs = false, nil, false, 0
+	s.trigger = [2]bool{}
+	s.upgrade, s.upgradePort, s.upgradeTx = applayer.ProtoUnknown, 0, nil
+}
+
+// askChange returns the protocol change request of a result (the state's own storage: one
+// request at a time).
+func (s *State) askChange(expect applayer.Proto, port uint16) *applayer.ProtocolChange {
+	s.change = applayer.ProtocolChange{Expect: expect, Port: port}
+	return &s.change
+}
+
+// ProtocolChangeRefused is told that the framework refused the change the last Parse asked
+// for (AppLayerRequestProtocolChange returned false: another change is pending): the event
+// failed_protocol_change goes on the response tx (HTPSetEvent with no tx, to_client).
+func (s *State) ProtocolChangeRefused(dir applayer.Dir) {
+	t := s.upgradeTx
+	if t == nil {
+		if s.respNext > 0 && s.respNext <= len(s.txs) {
+			t = s.txs[s.respNext-1]
+		} else if len(s.txs) > 0 {
+			t = s.txs[len(s.txs)-1]
+		}
+	}
+	if t == nil {
+		return
+	}
+	t.data.Events.Set(EvFailedProtocolChange)
+	touch(t, 1)
 }
 
 func (sd *side) reset() {
@@ -232,6 +274,7 @@ func (s *State) Parse(dir applayer.Dir, data []byte, flags applayer.Flags) appla
 	if r.Err != nil {
 		s.failed = true
 	}
+	r.TriggerRaw, s.trigger = s.trigger, [2]bool{}
 	return r
 }
 
@@ -239,6 +282,12 @@ func (s *State) Parse(dir applayer.Dir, data []byte, flags applayer.Flags) appla
 // they are skipped (the file gets a gap), elsewhere libhtp raises invalid_gap and stops
 // (htp_connp_req_data with a gap chunk).
 func (s *State) Gap(dir applayer.Dir, n uint64) applayer.Result {
+	r := s.gap(dir, n)
+	r.TriggerRaw, s.trigger = s.trigger, [2]bool{}
+	return r
+}
+
+func (s *State) gap(dir applayer.Dir, n uint64) applayer.Result {
 	if s.failed {
 		return applayer.Result{Err: errParse}
 	}
@@ -285,12 +334,15 @@ func (s *State) Gap(dir applayer.Dir, n uint64) applayer.Result {
 	return applayer.Result{Err: errParse}
 }
 
-// markGap is FileAppendDataDo with no data: the open file's size grows by the gap and it
-// is flagged FILE_HAS_GAPS.
+// markGap records n missing bytes in the open file: they count in its size and flag it
+// (FileAppendDataDo with no data: size += len, FILE_HAS_GAPS).
 func markGap(fs []File, n uint64) {
-	if len(fs) > 0 && fs[len(fs)-1].State == FileOpen {
-		fs[len(fs)-1].Gaps = true
-		fs[len(fs)-1].Size += n
+	if len(fs) > 0 {
+		f := &fs[len(fs)-1]
+		f.Gaps = true
+		if f.State == FileOpen {
+			f.Size += n
+		}
 	}
 }
 

@@ -762,6 +762,9 @@ func (s *State) reqComplete(t *Tx) {
 		s.requestFlagEvents(t)
 	}
 	touch(t, 0)
+	// request done: raw reassembly now, to inspect tx and stream at the same time
+	// (HTPCallbackRequestComplete)
+	s.trigger[0] = true
 	s.rq.left = 0
 	s.rq.trailer = false
 	if t.Is09 {

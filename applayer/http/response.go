@@ -19,7 +19,13 @@ func (s *State) parseResponse(data []byte, eof bool) applayer.Result {
 	for {
 		t := sd.tx
 		switch s.rss {
-		case rsStop, rsTunnel:
+		case rsTunnel:
+			if s.upgrade != applayer.ProtoUnknown && off < len(data) {
+				// HTPHandleResponseData: the tunnel of a 101 upgrade asks again
+				return applayer.Result{Consumed: len(data), Change: s.askChange(s.upgrade, s.upgradePort)}
+			}
+			return applayer.Result{Consumed: len(data)}
+		case rsStop:
 			return applayer.Result{Consumed: len(data)}
 		case rsIdle:
 			if off >= len(data) {
@@ -122,7 +128,8 @@ func (s *State) parseResponse(data []byte, eof bool) applayer.Result {
 			off += int(n)
 			sd.left -= n
 			if sd.left == 0 {
-				s.resBodyEnd(FileClosed)
+				// the file stays open through response_finalize: bytes after the body that
+				// are no status line are body too (SV http-gap-simple: C-L 12, file 14)
 				s.rss = rsFinalize
 			}
 		case rsBodyClose:
@@ -338,6 +345,10 @@ func (s *State) responseLine(t *Tx, line []byte) {
 	}
 }
 
+// protoDetected says whether protocol detection knows p (AppLayerProtoDetectGetProtoName
+// is not NULL): a protocol with a registered parser record.
+var protoDetected = func(p applayer.Proto) bool { return applayer.ParserOf(p) != nil }
+
 // resHeadersDone is response_body_determine (response.rs) with Suricata's protocol change
 // (HTPCallbackResponseComplete for CONNECT, HTPHandleResponseData for 101). off is how much
 // of the current data the HTTP part used.
@@ -372,7 +383,7 @@ func (s *State) resHeadersDone(t *Tx, off int) (applayer.Result, bool) {
 				if t.Port > 0 {
 					port = uint16(t.Port)
 				}
-				return applayer.Result{Consumed: off, Change: &applayer.ProtocolChange{Expect: applayer.ProtoUnknown, Port: port}}, true
+				return applayer.Result{Consumed: off, Change: s.askChange(applayer.ProtoUnknown, port)}, true
 			}
 			// response_body_determine: no body, the response completes and the request
 			// side probes the client's next bytes (request_connect_wait_response moves
@@ -402,11 +413,15 @@ func (s *State) resHeadersDone(t *Tx, off int) (applayer.Result, bool) {
 			if t.Port > 0 {
 				port = uint16(t.Port)
 			}
-			if ok && string(up) == "h2c" {
-				return applayer.Result{Consumed: off, Change: &applayer.ProtocolChange{Expect: applayer.ProtoHTTP2, Port: port}}, true
+			// An upgrade to a protocol without detection keeps the tunnel, no change asked
+			// (HTPHandleResponseData: AppLayerProtoDetectGetProtoName(...) == NULL).
+			if ok && string(up) == "h2c" && protoDetected(applayer.ProtoHTTP2) {
+				s.upgrade, s.upgradePort, s.upgradeTx = applayer.ProtoHTTP2, port, t
+				return applayer.Result{Consumed: off, Change: s.askChange(applayer.ProtoHTTP2, port)}, true
 			}
-			if ok && equalFoldBS(up, "websocket") {
-				return applayer.Result{Consumed: off, Change: &applayer.ProtocolChange{Expect: applayer.ProtoWebSocket, Port: port}}, true
+			if ok && equalFoldBS(up, "websocket") && protoDetected(applayer.ProtoWebSocket) {
+				s.upgrade, s.upgradePort, s.upgradeTx = applayer.ProtoWebSocket, port, t
+				return applayer.Result{Consumed: off, Change: s.askChange(applayer.ProtoWebSocket, port)}, true
 			}
 			return applayer.Result{Consumed: off}, true
 		}
@@ -506,6 +521,7 @@ func (s *State) finishTx(t *Tx) {
 	t.ResponseBody.Complete = true
 	t.data.Progress[1] = ResComplete
 	touch(t, 1)
+	s.trigger[1] = true // HTPCallbackResponseComplete
 	s.rs.tx = nil
 }
 
@@ -553,6 +569,7 @@ func (s *State) resComplete() {
 	closeFile(t, t.ResponseFiles, FileClosed, s.cfg.ForceHash)
 	t.data.Progress[1] = ResComplete
 	touch(t, 1)
+	s.trigger[1] = true // HTPCallbackResponseComplete
 	s.rs.left = 0
 	s.rs.trailer = false
 	s.rs.tx = nil

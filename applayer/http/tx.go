@@ -326,6 +326,7 @@ type Tx struct {
 	hash           *fileHash
 	state          *State              // the flow state the tx belongs to (config for getters)
 	scratch        [2][nScratch][]byte // composite buffers built by the getters
+	hdrEnds        [2][]int            // end of each http.request/response_header instance in its scratch
 	partBodies     []Body              // multipart file contents
 	multipart      bool                // the request body is multipart/form-data
 }
@@ -406,6 +407,7 @@ func (t *Tx) reset(id uint64) {
 	t.expectContinue, t.continueSeen, t.reqSmuggling, t.hostFromURI = false, false, false, false
 	t.reqReps, t.resReps, t.flags = 0, 0, 0
 	t.multipart = false
+	t.hdrEnds[0], t.hdrEnds[1] = t.hdrEnds[0][:0], t.hdrEnds[1][:0]
 	for i := range t.partBodies {
 		t.partBodies[i].reset()
 	}

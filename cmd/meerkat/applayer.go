@@ -5,7 +5,8 @@ import (
 	"strings"
 
 	"github.com/meerkat-ids/meerkat/applayer"
-	_ "github.com/meerkat-ids/meerkat/applayer/http" // registers HTTP/1
+	_ "github.com/meerkat-ids/meerkat/applayer/http"  // registers HTTP/1
+	_ "github.com/meerkat-ids/meerkat/applayer/http2" // registers HTTP/2 detection
 	"github.com/meerkat-ids/meerkat/config"
 	"github.com/meerkat-ids/meerkat/rules"
 	"github.com/meerkat-ids/meerkat/stream"

@@ -95,7 +95,7 @@ func TestEVEHTTPRecords(t *testing.T) {
 		f := files[0]
 		for path, want := range map[string]any{
 			"src_ip": "10.0.0.2", "dest_ip": "10.0.0.1", "app_proto": "http", "http.hostname": "www.example.com",
-			"fileinfo.filename": "/dir/file.txt", // the whole URI path: HtpResponseBodyHandle, suricata-verify bug-130
+			"fileinfo.filename": "/dir/file.txt", // the whole URI path (HtpResponseBodyHandle; SV bug-130)
 			"fileinfo.state":    "CLOSED", "fileinfo.size": 5.0, "fileinfo.gaps": false,
 			"fileinfo.stored": false, "fileinfo.tx_id": 0.0,
 			"fileinfo.md5":    "5d41402abc4b2a76b9719d911017c592",
