@@ -147,3 +147,79 @@ func TestConnectProbe(t *testing.T) {
 		t.Fatalf("first CONNECT: no protocol change %+v (req %+v)", rr, r)
 	}
 }
+
+// TestResponseLineEnds checks the response header block against libhtp's response line
+// ends (rust/htp/src/headers.rs, Side::Response): the expected headers come from
+// main.rs ResponseHeaderCrOnly (108-response-headers-cr-only.t), ResponseHeaderDeformedEOL
+// (109-response-headers-deformed-eol.t: two headers, DEFORMED_EOL, body "abcdef") and the
+// headers.rs test_header / test_headers cases named in each row (their response results).
+func TestResponseLineEnds(t *testing.T) {
+	type hv struct{ name, value string }
+	for _, c := range []struct {
+		name     string
+		block    string // after the status line, up to and including the body
+		headers  []hv
+		body     string
+		deformed bool
+		split    bool // also fed a byte at a time (no give-back case)
+	}{
+		{name: "108 cr only", block: "Content-Type: text/html\rContent-Length: 7\r\n\r\nabcdefg",
+			headers: []hv{{"Content-Type", "text/html"}, {"Content-Length", "7"}}, body: "abcdefg", split: true},
+		{name: "109 deformed", block: "Content-Type: text/html\r\nContent-Length: 6\n\r\r\n\r\nabcdef",
+			headers: []hv{{"Content-Type", "text/html"}, {"Content-Length", "6"}}, body: "abcdef", deformed: true},
+		{name: "cr_in_name", block: "Host:www.google.com\rName: Value\r\nContent-Length: 1\r\n\r\nx",
+			headers: []hv{{"Host", "www.google.com"}, {"Name", "Value"}, {"Content-Length", "1"}}, body: "x", split: true},
+		{name: "folding with cr", block: "K: V\r a\r\n l\n u\r\n\te\r\nContent-Length: 1\r\n\r\nx",
+			headers: []hv{{"K", "V a l u\te"}, {"Content-Length", "1"}}, body: "x", split: true},
+		{name: "deformed_folding_1", block: "K:deformed folded\n\r V\nContent-Length: 1\n\r\r\n\nx",
+			headers: []hv{{"K", "deformed folded V"}, {"Content-Length", "1"}}, body: "x", deformed: true},
+		{name: "deformed_folding_2", block: "Content-Length: 1\r\nK:deformed folded\n\r V\r\n\r\nx",
+			headers: []hv{{"Content-Length", "1"}, {"K", "deformed folded V"}}, body: "x", split: true},
+		{name: "deformed crlf cr", block: "Content-Length: 1\r\n\r\r\nX: Y\r\n\r\nx",
+			headers: []hv{{"Content-Length", "1"}, {"X", "Y"}}, body: "x", deformed: true},
+		{name: "cr cr ends the block", block: "Content-Length: 4\r\rabc\n",
+			headers: []hv{{"Content-Length", "4"}}, body: "abc\n"},
+		{name: "cr after crlf ends the block", block: "Content-Length: 5\r\n\rabcd\n",
+			headers: []hv{{"Content-Length", "5"}}, body: "abcd\n"},
+		{name: "n r is one line end", block: "A: 1\n\rContent-Length: 1\n\rB: 2\r\n\r\nx",
+			headers: []hv{{"A", "1"}, {"Content-Length", "1"}, {"B", "2"}}, body: "x", split: true},
+	} {
+		for _, split := range []int{0, 1} {
+			if split == 1 && !c.split {
+				continue
+			}
+			s := testState(t, nil)
+			req(t, s, "GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+			feed(t, s, flow.ToClient, []byte("HTTP/1.1 200 OK\r\n"+c.block), split, false)
+			tx := s.Tx(0)
+			if tx.ResponseHeaders.Len() != len(c.headers) {
+				t.Errorf("%s/%d: %d headers %q", c.name, split, tx.ResponseHeaders.Len(), tx.ResponseHeadersRaw)
+				continue
+			}
+			for i, h := range c.headers {
+				n, v := tx.ResponseHeaders.At(i)
+				if string(n) != h.name || string(v) != h.value {
+					t.Errorf("%s/%d: header %d %q: %q, want %q: %q", c.name, split, i, n, v, h.name, h.value)
+				}
+			}
+			if string(tx.ResponseBody.Data) != c.body {
+				t.Errorf("%s/%d: body %q, want %q", c.name, split, tx.ResponseBody.Data, c.body)
+			}
+			if hasEvent(tx, "deformed_eol") != c.deformed {
+				t.Errorf("%s/%d: events %v", c.name, split, eventList(tx))
+			}
+		}
+	}
+}
+
+// TestRequestDeformedEOL: headers.rs complete_eol_deformed on the request side: "\n\r\r\n"
+// before CRLF closes the header and that CRLF the block, so the body starts after it (no
+// event: only parse_response_headers warns DEFORMED_EOL).
+func TestRequestDeformedEOL(t *testing.T) {
+	s := testState(t, nil)
+	req(t, s, "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\n\r\r\n\r\nabc")
+	tx := s.Tx(0)
+	if string(tx.RequestBody.Data) != "abc" || tx.data.Progress[0] != ReqComplete || hasEvent(tx, "deformed_eol") {
+		t.Fatalf("body %q progress %d events %v", tx.RequestBody.Data, tx.data.Progress[0], eventList(tx))
+	}
+}

@@ -65,6 +65,7 @@ type side struct {
 	trailer bool   // parsing the trailer block
 	closed  bool   // EOF seen
 	folded  bool   // the pending header was folded
+	lfOnly  bool   // the last header-block line ended with a bare LF (no CR before it)
 	join    []byte // scratch for a line joined from the buffer and new data
 	dec     bodyDecoder
 	// hdrTooLong etc. are raised once per tx

@@ -81,6 +81,7 @@ func (s *State) parseRequest(data []byte, eof bool) applayer.Result {
 				continue // is_line_ignorable
 			}
 			s.requestLine(t, chomp(line))
+			sd.lfOnly = endsBareLF(line)
 			touch(t, 0)
 			if t.flags != 0 {
 				s.requestFlagEvents(t)
@@ -124,7 +125,14 @@ func (s *State) parseRequest(data []byte, eof bool) applayer.Result {
 				line = []byte{}
 			}
 			done := true
-			if len(line) > 0 {
+			prevLF := sd.lfOnly
+			sd.lfOnly = endsBareLF(line)
+			if len(line) > 0 && prevLF && sd.hasHdr && string(line) == "\r\r\n" && startsEOL(data[off:]) {
+				// headers.rs complete_eol_deformed (request side): "\n\r\r\n" before another
+				// line end closes the header, and that line end closes the block
+				err = s.flushHeader(sd, t, false)
+				done = false
+			} else if len(line) > 0 {
 				done, err = s.headerLine(sd, t, false, line)
 			} else if sd.hasHdr {
 				err = s.flushHeader(sd, t, false)

@@ -67,10 +67,12 @@ func (s *State) parseResponse(data []byte, eof bool) applayer.Result {
 				continue
 			}
 			s.responseLine(t, chomp(line))
+			sd.lfOnly = endsBareLF(line)
 			t.data.Progress[1] = ResHeaders
 			touch(t, 1)
 			s.rss = rsHeaders
 		case rsHeaders:
+			fromData := len(sd.line) == 0
 			line, ok, err := s.takeLine(sd, data, &off, t, EvResponseFieldTooLong)
 			if err != nil {
 				return applayer.Result{Consumed: len(data), Err: err}
@@ -100,7 +102,7 @@ func (s *State) parseResponse(data []byte, eof bool) applayer.Result {
 				}
 				continue
 			}
-			done, err := s.headerLine(sd, t, true, line)
+			done, err := s.respHeaderLine(sd, t, line, data, &off, fromData)
 			if err != nil {
 				return applayer.Result{Consumed: len(data), Err: err}
 			}
