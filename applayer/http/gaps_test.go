@@ -223,3 +223,25 @@ func TestRequestDeformedEOL(t *testing.T) {
 		t.Fatalf("body %q progress %d events %v", tx.RequestBody.Data, tx.data.Progress[0], eventList(tx))
 	}
 }
+
+// TestHeaderNUL: NUL in header lines as headers.rs treats it: kept inside values
+// (test_headers null_does_not_terminate: "v2 before\0v2 after"), and a line starting with
+// NUL is folding whose joining byte is the NUL (folding_lws takes "\0"; value() pushes
+// ofold[0]).
+func TestHeaderNUL(t *testing.T) {
+	for _, resp := range []bool{false, true} {
+		s := testState(t, nil)
+		blk := "k1:v1\r\nk2:v2 before\x00v2 after\r\nk3: a\r\n\x00b\r\n\r\n"
+		req(t, s, "GET / HTTP/1.1\r\nHost: a\r\n"+map[bool]string{false: blk, true: "\r\n"}[resp])
+		h := &s.Tx(0).RequestHeaders
+		if resp {
+			feed(t, s, flow.ToClient, []byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n"+blk), 0, false)
+			h = &s.Tx(0).ResponseHeaders
+		}
+		for n, want := range map[string]string{"k2": "v2 before\x00v2 after", "k3": "a\x00b"} {
+			if v, _ := h.Header(n); string(v) != want {
+				t.Errorf("resp %v: %s = %q, want %q", resp, n, v, want)
+			}
+		}
+	}
+}

@@ -152,10 +152,11 @@ func (s *State) headerBody(sd *side, t *Tx, resp bool, body []byte) (done bool, 
 		}
 		return true, err
 	}
-	if (body[0] == ' ' || body[0] == '\t') && sd.hasHdr && !(resp && looksLikeHeader(body)) {
+	if (body[0] == ' ' || body[0] == '\t' || body[0] == 0) && sd.hasHdr && !(resp && looksLikeHeader(body)) {
 		// folded continuation: joined with its first whitespace character
-		// (headers.rs value(): value.push(ofold[0]))
-		cont := trim(body)
+		// (headers.rs value(): value.push(ofold[0])); NUL folds too (folding_lws) and
+		// is the joining byte
+		cont := trim(body[1:])
 		if len(cont) > 0 {
 			if len(sd.hdr) > 0 && sd.hdr[len(sd.hdr)-1] != ':' {
 				sd.hdr = append(sd.hdr, body[0])
