@@ -50,7 +50,8 @@ func (s *State) storeBody(t *Tx, resp bool, b []byte) {
 	if body.inspected == 0 && body.Len >= minSize {
 		s.trigger[dirIdx(resp)] = true
 	}
-	if n := len(files); n > 0 && files[n-1].State == FileOpen {
+	// a multipart body's files get their part's bytes from the MIME parser instead
+	if n := len(files); n > 0 && files[n-1].State == FileOpen && (resp || !t.multipart) {
 		f := &files[n-1]
 		f.Size += uint64(len(b))
 		if s.cfg.ForceHash {
@@ -129,6 +130,9 @@ func closeFile(t *Tx, files []File, st FileState, hashed bool) {
 		st = FileTruncated
 	}
 	f.State = st
+	if f.Data != nil {
+		f.Data.Complete = true
+	}
 	if hashed && t.hash != nil {
 		t.hash.md5.Sum(f.MD5[:0])
 		t.hash.sha1.Sum(f.SHA1[:0])

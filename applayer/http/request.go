@@ -547,7 +547,10 @@ func (s *State) reqHeadersDone(t *Tx) error {
 		switch string(t.Method) {
 		case "POST":
 			ct, _ := t.RequestHeaders.Header("Content-Type")
-			if _, t.multipart = multipartBoundary(ct); !t.multipart {
+			if len(ct) > 0 {
+				t.mime.boundary, t.mimeScratch, t.multipart = multipartBoundary(t.mime.boundary, ct, t.mimeScratch)
+			}
+			if !t.multipart {
 				s.openFile(t, false)
 			}
 		case "PUT":
@@ -748,7 +751,7 @@ func (s *State) reqBodyEnd() {
 	s.rq.dec.finish(s, t, false)
 	t.RequestBody.Complete = true
 	if t.multipart {
-		s.scanMultipart(t, true)
+		s.scanMultipart(t)
 	}
 	touch(t, 0)
 }
@@ -790,7 +793,7 @@ func (s *State) reqBodyData(t *Tx, b []byte) {
 	}
 	s.rq.dec.write(s, t, false, b)
 	if t.multipart {
-		s.scanMultipart(t, false)
+		s.scanMultipart(t)
 	}
 	touch(t, 0)
 }
