@@ -245,3 +245,23 @@ func TestHeaderNUL(t *testing.T) {
 		}
 	}
 }
+
+// TestTooManyLzmaLayers: response_initialize_decompressors / request_initialize_
+// decompressors count "lzma" entries of a Content-Encoding list against the lzma limit
+// (lzma-enabled: true is 1, a number that many; Suricata's default 0 sets no limit:
+// htp_config_set_lzma_layers) and warn *_TOO_MANY_LZMA_LAYERS past it.
+func TestTooManyLzmaLayers(t *testing.T) {
+	for _, c := range []struct {
+		layers int
+		ce     string
+		want   bool
+	}{{1, "lzma, lzma", true}, {2, "lzma, lzma", false}, {0, "lzma, lzma, lzma", false}, {1, "gzip, lzma", false}} {
+		s := testState(t, func(cf *Config) { cf.LzmaLayers = c.layers })
+		req(t, s, "POST / HTTP/1.1\r\nHost: a\r\nContent-Encoding: "+c.ce+"\r\nContent-Length: 1\r\n\r\nx")
+		resp(t, s, "HTTP/1.1 200 OK\r\nContent-Encoding: "+c.ce+"\r\nContent-Length: 1\r\n\r\nx")
+		tx := s.Tx(0)
+		if hasEvent(tx, "request_too_many_lzma_layers") != c.want || hasEvent(tx, "response_too_many_lzma_layers") != c.want {
+			t.Errorf("%d %q: events %v", c.layers, c.ce, eventList(tx))
+		}
+	}
+}
