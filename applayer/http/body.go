@@ -24,6 +24,10 @@ func (t *Tx) hashes() *fileHash {
 // storeBody keeps decoded body bytes: the first limit bytes for detection
 // (HTPCallbackRequestBodyData / HTPCallbackResponseBodyData), the length, and the file.
 func (s *State) storeBody(t *Tx, resp bool, b []byte) {
+	if resp && t.resFileWait && len(b) > 0 {
+		t.resFileWait = false
+		s.openFile(t, true)
+	}
 	body, limit, files := &t.RequestBody, s.cfg.RequestBodyLimit, t.RequestFiles
 	if resp {
 		body, limit, files = &t.ResponseBody, s.cfg.ResponseBodyLimit, t.ResponseFiles

@@ -265,3 +265,30 @@ func TestTooManyLzmaLayers(t *testing.T) {
 		}
 	}
 }
+
+// TestResponseFileOpensWithData: Suricata opens a response file from the body data
+// callback (HtpResponseBodyHandle in HTPCallbackResponseBodyData), so a response whose
+// body never arrives has no file, and a gap as the first body data opens one with gaps.
+func TestResponseFileOpensWithData(t *testing.T) {
+	s := testState(t, nil)
+	req(t, s, "GET /a HTTP/1.1\r\nHost: a\r\n\r\n")
+	resp(t, s, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n")
+	if n := len(s.Tx(0).ResponseFiles); n != 0 {
+		t.Fatalf("%d files before any body data", n)
+	}
+	s.Parse(flow.ToClient, nil, 1) // EOF
+	if n := len(s.Tx(0).ResponseFiles); n != 0 {
+		t.Fatalf("%d files without body data", n)
+	}
+	s = testState(t, nil)
+	req(t, s, "GET /a HTTP/1.1\r\nHost: a\r\n\r\n")
+	resp(t, s, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n")
+	if r := s.Gap(flow.ToClient, 2); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	resp(t, s, "abc")
+	fs := s.Tx(0).ResponseFiles
+	if len(fs) != 1 || fs[0].Size != 5 || !fs[0].Gaps || fs[0].State != FileTruncated || string(fs[0].Name) != "/a" {
+		t.Fatalf("files %+v", fs)
+	}
+}

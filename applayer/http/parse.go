@@ -322,6 +322,11 @@ func (s *State) gap(dir applayer.Dir, n uint64) applayer.Result {
 				s.rs.left -= k
 			}
 			t.ResponseLength += k
+			if t.resFileWait && k > 0 {
+				// a gap as the first body data opens the file too (FileOpenFile with no data)
+				t.resFileWait = false
+				s.openFile(t, true)
+			}
 			markGap(t.ResponseFiles, k)
 			touch(t, 1)
 			if s.rss == rsBodyCL && s.rs.left == 0 {

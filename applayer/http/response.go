@@ -298,7 +298,7 @@ func (s *State) resStart() error {
 		t.ResponseSeen = true
 		t.data.Progress[1] = ResBody
 		s.rs.dec.setupNone()
-		s.openFile(t, true)
+		t.resFileWait = true
 		s.rss = rsBodyClose
 		return nil
 	}
@@ -505,7 +505,9 @@ func (s *State) resHeadersDone(t *Tx, off int) (applayer.Result, bool) {
 		t.data.Progress[1] = ResBody
 		s.rss = rsBodyClose
 	}
-	s.openFile(t, true)
+	// the file opens with the first body data (HtpResponseBodyHandle runs from
+	// HTPCallbackResponseBodyData): a response whose body never comes has none
+	t.resFileWait = true
 	touch(t, 1)
 	return applayer.Result{}, false
 }

@@ -329,6 +329,7 @@ type Tx struct {
 	hdrEnds        [2][]int            // end of each http.request/response_header instance in its scratch
 	partBodies     []Body              // multipart file contents
 	multipart      bool                // the request body is multipart (a boundary parameter)
+	resFileWait    bool                // the response file opens with the first body data
 	mime           mimeState           // its MIME parser
 	mimeScratch    []byte              // RFC 2231 parameter sections
 }
@@ -409,6 +410,7 @@ func (t *Tx) reset(id uint64) {
 	t.expectContinue, t.continueSeen, t.reqSmuggling, t.hostFromURI = false, false, false, false
 	t.reqReps, t.resReps, t.flags = 0, 0, 0
 	t.multipart = false
+	t.resFileWait = false
 	t.mime.reset()
 	t.hdrEnds[0], t.hdrEnds[1] = t.hdrEnds[0][:0], t.hdrEnds[1][:0]
 	for i := range t.partBodies {
