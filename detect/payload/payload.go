@@ -8,8 +8,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"time"
 
+	"github.com/meerkat-ids/meerkat/detect/pcre"
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
@@ -125,7 +125,7 @@ type op struct {
 	oper      byte // + - * / < (<<) > (>>)
 
 	// pcre
-	re      *regex
+	re      *pcre.Regexp
 	relNext bool // DETECT_PCRE_RELATIVE_NEXT
 
 	// bsize / urilen
@@ -156,12 +156,10 @@ type State struct {
 	limit     int
 	// Recursions is the recursion counter of the last Inspect (for tests and stats).
 	Recursions int
-	conv       []byte // latin-1 to UTF-8 scratch for pcre
-	runes      []rune // latin-1 runes scratch for pcre
-	// re2Spent is the time regexp2 evaluations took on this packet (PCREPacketBudget);
-	// PCREBudgetHits counts the evaluations refused because it was spent, PCRETimeouts the
-	// evaluations stopped by PCREMatchTimeout (neither is ever reset).
-	re2Spent       time.Duration
+	// rx is the pcre scratch; its Spent is the time regexp2 evaluations took on this packet
+	// (PCREPacketBudget). PCREBudgetHits counts the evaluations refused because it was spent,
+	// PCRETimeouts the evaluations stopped by PCREMatchTimeout (neither is ever reset).
+	rx             pcre.Scratch
 	PCREBudgetHits uint64
 	PCRETimeouts   uint64
 	// b64 is det_ctx->base64_decoded (allocated on first use, then reused), b64Len
@@ -172,7 +170,7 @@ type State struct {
 
 // StartPacket begins a packet: the regexp2 time budget starts again, and the base64_decode
 // buffer is emptied (DetectRunSetup resets base64_decoded_len per packet).
-func (st *State) StartPacket() { st.re2Spent, st.b64Len = 0, 0 }
+func (st *State) StartPacket() { st.rx.Spent, st.b64Len = 0, 0 }
 
 // NewState returns a State.
 func NewState() *State { return &State{vars: make([]uint64, 16)} }
@@ -725,7 +723,7 @@ func (o *op) pcreMatch(buf []byte, st *State) bool {
 		return false
 	}
 	needPos := o.relNext
-	s, e, res := o.re.find(subj, start, needPos, st)
+	s, e, res := o.findPCRE(subj, start, needPos, st)
 	if res < 0 {
 		return false // matching error (timeout): no match, negated or not
 	}

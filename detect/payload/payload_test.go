@@ -419,7 +419,7 @@ func TestPCREPacketBudget(t *testing.T) {
 	if !backref.Inspect(buf, st) || !negated.Inspect(buf, st) || !plain.Inspect(buf, st) {
 		t.Fatal("no match within the budget")
 	}
-	st.re2Spent = PCREPacketBudget
+	st.rx.Spent = PCREPacketBudget
 	hits := st.PCREBudgetHits
 	if backref.Inspect(buf, st) || negated.Inspect(buf, st) {
 		t.Error("a regexp2 expression matched after the packet's budget was spent")

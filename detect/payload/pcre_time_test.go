@@ -137,7 +137,7 @@ func TestPCREEvaluationCappedByBudget(t *testing.T) {
 	for _, left := range []time.Duration{5 * time.Millisecond, 20 * time.Millisecond, 35 * time.Millisecond} {
 		took := fastest(func() time.Duration {
 			st.StartPacket()
-			st.re2Spent = PCREPacketBudget - left
+			st.rx.Spent = PCREPacketBudget - left
 			return inspectOnce(t, progs, st)
 		})
 		t.Logf("%v left: %v", left, took)
@@ -161,7 +161,7 @@ func TestPCRESharedAcrossBudgets(t *testing.T) {
 		wg.Go(func() {
 			for j := range 3 {
 				st.StartPacket()
-				st.re2Spent = PCREPacketBudget - time.Duration(1+i*3+j)*time.Millisecond
+				st.rx.Spent = PCREPacketBudget - time.Duration(1+i*3+j)*time.Millisecond
 				inspectOnce(t, progs, st)
 			}
 		})

@@ -45,8 +45,8 @@ func suffixLen(name []byte, s *Scratch) int {
 	}
 	if maybeIP(name) {
 		if _, err := netip.ParseAddr(string(name)); err == nil {
-			b := append(append(s.re.conv[:0], 'x'), name...)
-			s.re.conv = b
+			b := append(append(s.name[:0], 'x'), name...)
+			s.name = b
 			ps, _ := publicsuffix.PublicSuffix(unsafe.String(&b[0], len(b)))
 			return min(len(ps), len(name))
 		}

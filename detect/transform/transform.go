@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/meerkat-ids/meerkat/detect/pcre"
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
@@ -176,7 +177,8 @@ type Scratch struct {
 	chunk []byte   // current arena chunk; len is what is handed out
 	old   [][]byte // full chunks still referenced by this packet's results
 	dec   decompressors
-	re    pcreScratch
+	re    pcre.Scratch
+	name  []byte // domain and tld: a name behind a prefix (suffixLen)
 }
 
 // NewScratch returns an empty scratch.

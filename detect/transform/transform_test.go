@@ -291,8 +291,13 @@ func TestPcrexform(t *testing.T) {
 		{"regexp2 path: backreference", []string{`pcrexform="(a)\1"`}, "xaay", "a"},
 		{"regexp2 path: $ before a final newline", []string{`pcrexform="(\w+)$"`}, "foo bar\n", "bar"},
 		{"regexp2 path, non-UTF", []string{`pcrexform="(?=.)([\x80-\xff]+)"`}, "ab\xe9\xffz", "\xe9\xff"},
+		// pcre2pattern: (?P=name) and \g{n} are backreferences, (?#...) a comment, \012 octal.
+		{"detect/pcre: (?P=name)", []string{`pcrexform="(?P<q>[\x22\x27])x(?P=q)"`}, `a'x'`, "'"},
+		{"detect/pcre: \\g{1}", []string{`pcrexform="(b)\g{1}"`}, "abbc", "b"},
+		{"detect/pcre: comment and octal", []string{`pcrexform="(?#skip)a\012(.)"`}, "xa\nyz", "y"},
+		{"detect/pcre: lazy group before $ is PCRE's", []string{`pcrexform="([a-z\n]*?)$"`}, "ab\n", "ab"},
 	})
-	for _, bad := range []string{`"abc"`, `"(a)(b)"`, `"(?<n>a)(b)"`, `"(a"`, `""`} {
+	for _, bad := range []string{`"abc"`, `"(a)(b)"`, `"(?<n>a)(b)"`, `"(a"`, `""`, `"\x{100}(a)"`} {
 		if _, err := Compile([]*rules.Option{opt("pcrexform", bad)}); err == nil {
 			t.Errorf("pcrexform:%s compiled (needs exactly one capture)", bad)
 		}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package pcre
+
+const raceOn = false
