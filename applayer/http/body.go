@@ -24,6 +24,10 @@ func (t *Tx) hashes() *fileHash {
 // storeBody keeps decoded body bytes: the first limit bytes for detection
 // (HTPCallbackRequestBodyData / HTPCallbackResponseBodyData), the length, and the file.
 func (s *State) storeBody(t *Tx, resp bool, b []byte) {
+	if resp && t.resFileWait && len(b) > 0 {
+		t.resFileWait = false
+		s.openFile(t, true)
+	}
 	body, limit, files := &t.RequestBody, s.cfg.RequestBodyLimit, t.RequestFiles
 	if resp {
 		body, limit, files = &t.ResponseBody, s.cfg.ResponseBodyLimit, t.ResponseFiles
@@ -50,7 +54,8 @@ func (s *State) storeBody(t *Tx, resp bool, b []byte) {
 	if body.inspected == 0 && body.Len >= minSize {
 		s.trigger[dirIdx(resp)] = true
 	}
-	if n := len(files); n > 0 && files[n-1].State == FileOpen {
+	// a multipart body's files get their part's bytes from the MIME parser instead
+	if n := len(files); n > 0 && files[n-1].State == FileOpen && (resp || !t.multipart) {
 		f := &files[n-1]
 		f.Size += uint64(len(b))
 		if s.cfg.ForceHash {
@@ -62,17 +67,45 @@ func (s *State) storeBody(t *Tx, resp bool, b []byte) {
 	}
 }
 
-// openFile starts tracking the body of tx as a file (HTPFileOpen): the name is the
-// Content-Disposition filename, else the last segment of the URI path.
+// fileNameMax is SC_FILENAME_MAX (util-file.h): longer names are cut and raise
+// file_name_too_long.
+const fileNameMax = 4096
+
+// openFile starts tracking the body of tx as a file (HTPFileOpen). The name is, for a
+// response (HtpResponseBodyHandle), the Content-Disposition filename, else the normalised
+// URI path (htp_uri_path of the parsed URI: the whole path, not its last segment); for a
+// request PUT/POST body (HtpRequestBodyHandlePOSTorPUT) always the normalised URI path. A
+// transaction without a URI path gets no file.
 func (s *State) openFile(t *Tx, resp bool) {
 	files := &t.RequestFiles
 	body := &t.RequestBody
-	hdrs := &t.RequestHeaders
 	if resp {
-		files, body, hdrs = &t.ResponseFiles, &t.ResponseBody, &t.ResponseHeaders
+		files, body = &t.ResponseFiles, &t.ResponseBody
 	}
 	if n := len(*files); n > 0 && (*files)[n-1].State == FileOpen {
 		return
+	}
+	var name []byte
+	if n := len(*files); cap(*files) > n {
+		name = (*files)[:n+1][n].Name[:0]
+	}
+	if resp {
+		if cd, ok := t.ResponseHeaders.Header("Content-Disposition"); ok && len(cd) > 0 {
+			if fn, ok := dispositionFilename(cd); ok {
+				name = append(name, fn...)
+			}
+		}
+	}
+	if len(name) == 0 {
+		if t.ParsedURI.Path == nil {
+			return
+		}
+		var f uriFlags
+		name = s.uriNorm.cfg.NormalizePath(name, t.ParsedURI.Path, &f)
+	}
+	if len(name) > fileNameMax {
+		name = name[:fileNameMax]
+		s.event(t, EvFileNameTooLong)
 	}
 	if cap(*files) > len(*files) {
 		*files = (*files)[:len(*files)+1]
@@ -80,17 +113,6 @@ func (s *State) openFile(t *Tx, resp bool) {
 		*files = append(*files, File{})
 	}
 	f := &(*files)[len(*files)-1]
-	name := f.Name[:0]
-	if cd, ok := hdrs.Header("Content-Disposition"); ok {
-		if fn, ok := dispositionFilename(cd); ok {
-			name = append(name, fn...)
-		}
-	}
-	if len(name) == 0 {
-		// the parsed URI's whole path (HtpResponseBodyHandle: htp_uri_path of the parsed
-		// URI; SV bug-130: "/publication/pub.home/home.html")
-		name = append(name, t.uriPath()...)
-	}
 	*f = File{Name: name, State: FileOpen, Data: body}
 	if s.cfg.ForceHash {
 		h := t.hashes()
@@ -107,28 +129,20 @@ func closeFile(t *Tx, files []File, st FileState, hashed bool) {
 		return
 	}
 	f := &files[n-1]
-	if f.Gaps {
-		st = FileTruncated // FileCloseFilePtr: a file with gaps ends TRUNCATED
+	// FileCloseFilePtr: a file with gaps ends TRUNCATED
+	if f.Gaps && st == FileClosed {
+		st = FileTruncated
 	}
 	f.State = st
+	if f.Data != nil {
+		f.Data.Complete = true
+	}
 	if hashed && t.hash != nil {
 		t.hash.md5.Sum(f.MD5[:0])
 		t.hash.sha1.Sum(f.SHA1[:0])
 		t.hash.sha256.Sum(f.SHA256[:0])
 		f.Hashed = true
 	}
-}
-
-// uriPath is the request's URI path (the parsed URI's, else the raw target without query).
-func (t *Tx) uriPath() []byte {
-	if t.ParsedURI.Path != nil {
-		return t.ParsedURI.Path
-	}
-	u := t.URIRaw
-	if i := bytes.IndexAny(u, "?#"); i >= 0 {
-		u = u[:i]
-	}
-	return u
 }
 
 // dispositionFilename finds filename= in a Content-Disposition value (quoted or not).

@@ -23,6 +23,8 @@ var fuzzRequests = []string{
 	"  GET\t/a b\tc HTTP/1.1\r\nX: 1\r\n  fold\r\nX: 2\r\nNoColon\r\n: e\r\n\r\n",
 	"CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\n\r\n\x16\x03\x01",
 	"POST /f HTTP/1.1\r\nHost: a\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: 60\r\n\r\n--B\r\nContent-Disposition: form-data; filename=\"x\"\r\n\r\nabc\r\n--B--\r\n",
+	"POST /f HTTP/1.1\r\nContent-Type: a; boundary=\"B\"\r\nContent-Length: 99\r\n\n\r\r\n\r\n--B\r\nContent-Disposition: x; filename*0=a; filename*1=\"b\\\"\"\r\nbad\r\n\r\n--B\r\nX:\r\n\r\n--B--",
+	"GET / HTTP/1.1\r\n\r\nCONNECT a:443 HTTP/1.1\r\n\r\nGET /in HTTP/1.1\r\nK: v\r\n\x00w\r\n\r\n",
 }
 
 var fuzzResponses = []string{
@@ -32,6 +34,8 @@ var fuzzResponses = []string{
 	"HTTP/1.1 101 Switching\r\nUpgrade: h2c\r\n\r\nPRI * HTTP/2.0",
 	"junk line\r\nHTTP/1.1 204 X\r\nContent-Length: 1\r\n\r\nx",
 	"HTTP/1.1 206 P\r\nContent-Range: bytes 1-2/3\r\nContent-Disposition: attachment; filename=a\r\nContent-Length: 2\r\n\r\nab",
+	"HTTP/1.0 200 m\r\nA: 1\rB: 2\n\rC: 3\r\n\r\r\nD: 4\n\r\r\n\r\nContent-Length: 2\r\rab\n",
+	"HTTP/1.1 200 OK\r\n\r\nHTTP/1.1 200 Connected\r\n\r\n",
 }
 
 func fuzzConfig(c *Config) {

@@ -12,6 +12,8 @@ import (
 
 type uriConfig = uri.Config
 
+type uriFlags = uri.Flags
+
 // buildURI is the URI part of HTPConfigParseParameters: the personality's decoder config
 // (set_server_personality with Suricata's lowercase override) with the path-* and decoding
 // keys applied on top.
@@ -132,13 +134,16 @@ func (d *bodyDecoder) setup(s *State, t *Tx, resp bool) {
 	if !ok || len(ce) == 0 || s.bombs >= s.cfg.BombCount {
 		return
 	}
-	layers, an := decompress.ParseContentEncodingLimit(ce, d.layers[:0], s.cfg.LayerLimit)
+	layers, an := decompress.ParseContentEncodingLimits(ce, d.layers[:0], s.cfg.LayerLimit, s.cfg.LzmaLayers)
 	d.layers = layers
 	if an&decompress.AnomalyAbnormalCE != 0 {
 		s.event(t, EvAbnormalCeHeader)
 	}
 	if an&decompress.AnomalyTooManyLayers != 0 {
 		s.event(t, EvTooManyEncodingLayers)
+	}
+	if an&decompress.AnomalyTooManyLzmaLayers != 0 {
+		s.event(t, pick(resp, EvResponseTooManyLzmaLayers, EvRequestTooManyLzmaLayers))
 	}
 	n := 0
 	for _, e := range layers {

@@ -24,24 +24,139 @@ const (
 // headers parser): folding, missing colon, name checks, merging. done is true at the empty
 // line ending the block.
 func (s *State) headerLine(sd *side, t *Tx, resp bool, line []byte) (done bool, err error) {
+	appendRaw(t, resp, line)
+	return s.headerBody(sd, t, resp, chomp(line))
+}
+
+func appendRaw(t *Tx, resp bool, b []byte) {
 	raw := &t.RequestHeadersRaw
 	if resp {
 		raw = &t.ResponseHeadersRaw
 	}
-	if len(*raw)+len(line) <= maxRawHeaders {
-		*raw = append(*raw, line...)
+	if len(*raw)+len(b) <= maxRawHeaders {
+		*raw = append(*raw, b...)
 	}
-	body := chomp(line)
+}
+
+// endsBareLF says whether a line ends with LF not preceded by CR.
+func endsBareLF(line []byte) bool {
+	n := len(line)
+	return n > 0 && line[n-1] == '\n' && (n < 2 || line[n-2] != '\r')
+}
+
+// startsEOL says whether b starts with LF or CRLF.
+func startsEOL(b []byte) bool {
+	return (len(b) > 0 && b[0] == '\n') || (len(b) > 1 && b[0] == '\r' && b[1] == '\n')
+}
+
+// respHeaderLine handles one LF-terminated line of a response header block with libhtp's
+// response line ends (headers.rs, Side::Response): a bare CR ends a line too (is_eol;
+// 108-response-headers-cr-only), "\n\r" is one line end, and the deformed ends
+// "\n\r\r\n" (before LF or CRLF) and "\r\n\r[\r \t]+\n" (not before LF or CRLF) close the
+// header with deformed_eol (complete_eol_deformed; parse_response_headers warns
+// DEFORMED_EOL; 109-response-headers-deformed-eol). Where a CR line end is followed by
+// another line end the block ends there and the rest of the line is body: when the line
+// lies in data it is given back by moving *off; a line joined from the buffer is kept.
+func (s *State) respHeaderLine(sd *side, t *Tx, line, data []byte, off *int, fromData bool) (done bool, err error) {
+	prevLF := sd.lfOnly
+	sd.lfOnly = endsBareLF(line)
+	next := data[*off:]
+	giveBack := func(n int) {
+		if fromData && n > 0 {
+			*off -= n
+			line = line[:len(line)-n]
+		}
+	}
+	if len(line) >= 2 && line[0] == '\r' && line[1] != '\n' {
+		if sd.hasHdr && deformedEOL(line, prevLF, next) {
+			appendRaw(t, true, line)
+			s.event(t, EvDeformedEol)
+			return false, s.flushHeader(sd, t, true)
+		}
+		if !prevLF {
+			// after CRLF a CR is an empty line: the block ends, the rest is body
+			giveBack(len(line) - 1)
+			if fromData {
+				appendRaw(t, true, line)
+				return s.headerBody(sd, t, true, nil)
+			}
+		}
+		// "\n\r" is one line end: the line starts after the CR
+		appendRaw(t, true, line[:1])
+		line = line[1:]
+	}
+	body := line[:len(line)-1]
+	if len(body) > 0 && body[len(body)-1] == '\r' {
+		body = body[:len(body)-1]
+	}
+	if bytes.IndexByte(body, '\r') < 0 {
+		appendRaw(t, true, line)
+		return s.headerBody(sd, t, true, body)
+	}
+	// bare CRs split the line; an empty piece (a CR line end after another one) ends
+	// the block
+	start := 0
+	for {
+		i := bytes.IndexByte(body[start:], '\r')
+		seg := body[start:]
+		if i >= 0 {
+			seg = body[start : start+i]
+		}
+		if len(seg) == 0 && start > 0 {
+			end := start // bytes of line up to and including the CR before seg
+			if i >= 0 {
+				end = start + i + 1
+			}
+			if i >= 0 {
+				giveBack(len(line) - end)
+			}
+			appendRaw(t, true, line)
+			return s.headerBody(sd, t, true, nil)
+		}
+		if len(seg) == 0 {
+			// the line starts with a CR (after "\n\r"): the block ends
+			giveBack(len(line) - 1)
+			appendRaw(t, true, line)
+			return s.headerBody(sd, t, true, nil)
+		}
+		if _, err := s.headerBody(sd, t, true, seg); err != nil {
+			return false, err
+		}
+		if i < 0 {
+			appendRaw(t, true, line)
+			return false, nil
+		}
+		start += i + 1
+	}
+}
+
+// deformedEOL reports libhtp's deformed response line ends at a line starting with CR.
+func deformedEOL(line []byte, prevLF bool, next []byte) bool {
+	if prevLF {
+		return string(line) == "\r\r\n" && startsEOL(next)
+	}
+	// "\r\n" ended the previous line: "\r" [\r \t]+ "\n", not before a line end
+	for _, c := range line[1 : len(line)-1] {
+		if c != '\r' && c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return len(line) >= 3 && !startsEOL(next)
+}
+
+// headerBody handles one header-block line without its line end (empty: the block ends).
+func (s *State) headerBody(sd *side, t *Tx, resp bool, body []byte) (done bool, err error) {
 	if len(body) == 0 {
 		if sd.hasHdr {
 			err = s.flushHeader(sd, t, resp)
 		}
 		return true, err
 	}
-	if (body[0] == ' ' || body[0] == '\t') && sd.hasHdr && !(resp && looksLikeHeader(body)) {
+	if (body[0] == ' ' || body[0] == '\t' || body[0] == 0) && sd.hasHdr && !(resp && looksLikeHeader(body)) {
 		// folded continuation: joined with its first whitespace character
-		// (headers.rs value(): value.push(ofold[0]))
-		cont := trim(body)
+		// (headers.rs value(): value.push(ofold[0])); NUL folds too (folding_lws) and
+		// is the joining byte
+		cont := trim(body[1:])
 		if len(cont) > 0 {
 			if len(sd.hdr) > 0 && sd.hdr[len(sd.hdr)-1] != ':' {
 				sd.hdr = append(sd.hdr, body[0])

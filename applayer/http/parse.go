@@ -33,6 +33,7 @@ const (
 	rqChunkDataEnd
 	rqFinalize
 	rqConnectWait
+	rqConnectProbe
 	rqTunnel
 	rqIgnore
 	rqStop
@@ -64,6 +65,7 @@ type side struct {
 	trailer bool   // parsing the trailer block
 	closed  bool   // EOF seen
 	folded  bool   // the pending header was folded
+	lfOnly  bool   // the last header-block line ended with a bare LF (no CR before it)
 	join    []byte // scratch for a line joined from the buffer and new data
 	dec     bodyDecoder
 	// hdrTooLong etc. are raised once per tx
@@ -325,6 +327,11 @@ func (s *State) gap(dir applayer.Dir, n uint64) applayer.Result {
 				s.rs.left -= k
 			}
 			t.ResponseLength += k
+			if t.resFileWait && k > 0 {
+				// a gap as the first body data opens the file too (FileOpenFile with no data)
+				t.resFileWait = false
+				s.openFile(t, true)
+			}
 			markGap(t.ResponseFiles, k)
 			touch(t, 1)
 			if s.rss == rsBodyCL && s.rs.left == 0 {

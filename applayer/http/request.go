@@ -46,6 +46,10 @@ func (s *State) parseRequest(data []byte, eof bool) applayer.Result {
 		case rqConnectWait:
 			// DATA_OTHER: wait for the CONNECT response with the data unconsumed
 			return applayer.Result{Consumed: off}
+		case rqConnectProbe:
+			if r, stop := s.reqConnectProbe(t, data, &off); stop {
+				return r
+			}
 		case rqIdle:
 			if off >= len(data) {
 				return applayer.Result{Consumed: off}
@@ -78,6 +82,7 @@ func (s *State) parseRequest(data []byte, eof bool) applayer.Result {
 				continue // is_line_ignorable
 			}
 			s.requestLine(t, chomp(line))
+			sd.lfOnly = endsBareLF(line)
 			touch(t, 0)
 			if t.flags != 0 {
 				s.requestFlagEvents(t)
@@ -121,7 +126,14 @@ func (s *State) parseRequest(data []byte, eof bool) applayer.Result {
 				line = []byte{}
 			}
 			done := true
-			if len(line) > 0 {
+			prevLF := sd.lfOnly
+			sd.lfOnly = endsBareLF(line)
+			if len(line) > 0 && prevLF && sd.hasHdr && string(line) == "\r\r\n" && startsEOL(data[off:]) {
+				// headers.rs complete_eol_deformed (request side): "\n\r\r\n" before another
+				// line end closes the header, and that line end closes the block
+				err = s.flushHeader(sd, t, false)
+				done = false
+			} else if len(line) > 0 {
 				done, err = s.headerLine(sd, t, false, line)
 			} else if sd.hasHdr {
 				err = s.flushHeader(sd, t, false)
@@ -231,6 +243,75 @@ func (s *State) parseRequest(data []byte, eof bool) applayer.Result {
 			}
 		}
 	}
+}
+
+// reqConnectProbe is request_connect_probe_data: after a CONNECT's 2xx response (one that
+// Suricata does not turn into a protocol change) the client's next line, up to LF or NUL,
+// is probed: a known method means the tunnel carries HTTP and parsing goes on with the
+// CONNECT request complete; anything else makes both directions a tunnel. The probed
+// bytes are not consumed. stop is true when the call must return.
+func (s *State) reqConnectProbe(t *Tx, data []byte, off *int) (applayer.Result, bool) {
+	sd := &s.rq
+	rest := data[*off:]
+	end := -1
+	for i, c := range rest {
+		if c == '\n' || c == 0 {
+			end = i + 1
+			break
+		}
+	}
+	if end < 0 && !sd.closed {
+		// handle_request_absent_lf: buffered until the line is whole (or the limit)
+		if len(sd.line)+len(rest) > s.cfg.MetaFieldLimit {
+			s.event(t, EvRequestFieldTooLong)
+			return applayer.Result{Consumed: len(data), Err: errParse}, true
+		}
+		sd.line = append(sd.line, rest...)
+		*off = len(data)
+		return applayer.Result{Consumed: *off}, true
+	}
+	if end < 0 {
+		end = len(rest)
+	}
+	// the method: leading whitespace skipped, up to the next whitespace, over the
+	// buffered part and this line
+	var m [32]byte
+	n, started, long := 0, false, false
+	scan := func(b []byte) bool {
+		for _, c := range b {
+			if isSpace(c) {
+				if started {
+					return true
+				}
+				continue
+			}
+			started = true
+			if n == len(m) {
+				long = true
+				return true
+			}
+			m[n] = c
+			n++
+		}
+		return false
+	}
+	if !scan(sd.line) {
+		scan(rest[:end])
+	}
+	if long || !methodKnown(m[:n]) {
+		s.rqs, s.rss = rqTunnel, rsTunnel
+		sd.line = sd.line[:0]
+		if t != nil {
+			t.Tunnel = true
+			t.data.Progress[0] = ReqComplete
+			touch(t, 0)
+			sd.tx = nil
+		}
+		return applayer.Result{Consumed: len(data)}, true
+	}
+	// the line is the next request's: hand the buffered part back to the line parser
+	s.reqComplete(t)
+	return applayer.Result{}, false
 }
 
 // reqFinalize is request_finalize: a line after the body that does not start with a known
@@ -467,7 +548,10 @@ func (s *State) reqHeadersDone(t *Tx) error {
 		switch string(t.Method) {
 		case "POST":
 			ct, _ := t.RequestHeaders.Header("Content-Type")
-			if _, t.multipart = multipartBoundary(ct); !t.multipart {
+			if len(ct) > 0 {
+				t.mime.boundary, t.mimeScratch, t.multipart = multipartBoundary(t.mime.boundary, ct, t.mimeScratch)
+			}
+			if !t.multipart {
 				s.openFile(t, false)
 			}
 		case "PUT":
@@ -668,9 +752,8 @@ func (s *State) reqBodyEnd() {
 	s.rq.dec.finish(s, t, false)
 	t.RequestBody.Complete = true
 	if t.multipart {
-		s.scanMultipart(t, true)
+		s.scanMultipart(t)
 	}
-	closeFile(t, t.RequestFiles, FileClosed, s.cfg.ForceHash)
 	touch(t, 0)
 }
 
@@ -683,6 +766,9 @@ func (s *State) reqComplete(t *Tx) {
 	if !t.RequestBody.Complete {
 		s.reqBodyEnd()
 	}
+	// HTPCallbackRequestComplete: HTPFileClose(flags 0), after request_finalize may have
+	// added the bytes following a body as more body
+	closeFile(t, t.RequestFiles, FileClosed, s.cfg.ForceHash)
 	t.data.Progress[0] = ReqComplete
 	if t.flags != 0 {
 		s.requestFlagEvents(t)
@@ -709,7 +795,7 @@ func (s *State) reqBodyData(t *Tx, b []byte) {
 	}
 	s.rq.dec.write(s, t, false, b)
 	if t.multipart {
-		s.scanMultipart(t, false)
+		s.scanMultipart(t)
 	}
 	touch(t, 0)
 }

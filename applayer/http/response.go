@@ -68,10 +68,12 @@ func (s *State) parseResponse(data []byte, eof bool) applayer.Result {
 				continue
 			}
 			s.responseLine(t, chomp(line))
+			sd.lfOnly = endsBareLF(line)
 			t.data.Progress[1] = ResHeaders
 			touch(t, 1)
 			s.rss = rsHeaders
 		case rsHeaders:
+			fromData := len(sd.line) == 0
 			line, ok, err := s.takeLine(sd, data, &off, t, EvResponseFieldTooLong)
 			if err != nil {
 				return applayer.Result{Consumed: len(data), Err: err}
@@ -101,7 +103,7 @@ func (s *State) parseResponse(data []byte, eof bool) applayer.Result {
 				}
 				continue
 			}
-			done, err := s.headerLine(sd, t, true, line)
+			done, err := s.respHeaderLine(sd, t, line, data, &off, fromData)
 			if err != nil {
 				return applayer.Result{Consumed: len(data), Err: err}
 			}
@@ -297,7 +299,7 @@ func (s *State) resStart() error {
 		t.ResponseSeen = true
 		t.data.Progress[1] = ResBody
 		s.rs.dec.setupNone()
-		s.openFile(t, true)
+		t.resFileWait = true
 		s.rss = rsBodyClose
 		return nil
 	}
@@ -369,22 +371,32 @@ func (s *State) resHeadersDone(t *Tx, off int) (applayer.Result, bool) {
 	isConnect := string(t.Method) == "CONNECT"
 	if isConnect {
 		if t.Status >= 200 && t.Status <= 299 {
-			// the connection becomes a tunnel after this response
-			t.Tunnel = true
 			s.resHeadersComplete(t)
-			s.finishTx(t)
-			s.rss = rsTunnel
-			s.rqs = rqTunnel
-			t.data.Progress[0] = ReqComplete
-			touch(t, 0)
 			if t.data.ID == 0 {
+				// HTPCallbackResponseComplete: the first transaction's 2xx CONNECT turns
+				// the flow over to protocol detection (AppLayerRequestProtocolChange to
+				// ALPROTO_UNKNOWN, the port of the request)
+				t.Tunnel = true
+				s.finishTx(t)
+				s.rss = rsTunnel
+				s.rqs = rqTunnel
+				t.data.Progress[0] = ReqComplete
+				touch(t, 0)
 				port := uint16(0)
 				if t.Port > 0 {
 					port = uint16(t.Port)
 				}
 				return applayer.Result{Consumed: off, Change: s.askChange(applayer.ProtoUnknown, port)}, true
 			}
-			return applayer.Result{Consumed: off}, true
+			// response_body_determine: no body, the response completes and the request
+			// side probes the client's next bytes (request_connect_wait_response moves
+			// to request_connect_probe_data)
+			t.ResponseBody.Complete = true
+			s.resComplete()
+			if s.rqs == rqConnectWait && s.rq.tx == t {
+				s.rqs = rqConnectProbe
+			}
+			return applayer.Result{}, false
 		}
 		// the CONNECT failed: the request side resumes
 		if s.rqs == rqConnectWait && s.rq.tx == t {
@@ -494,7 +506,9 @@ func (s *State) resHeadersDone(t *Tx, off int) (applayer.Result, bool) {
 		t.data.Progress[1] = ResBody
 		s.rss = rsBodyClose
 	}
-	s.openFile(t, true)
+	// the file opens with the first body data (HtpResponseBodyHandle runs from
+	// HTPCallbackResponseBodyData): a response whose body never comes has none
+	t.resFileWait = true
 	touch(t, 1)
 	return applayer.Result{}, false
 }
@@ -526,7 +540,10 @@ func (s *State) resBodyWire(t *Tx, b []byte) {
 	touch(t, 1)
 }
 
-// resBodyEnd ends the response body.
+// resBodyEnd ends the response body. A body cut short (st FileTruncated) closes the file
+// now; a complete one leaves it open for the bytes response_finalize may still add as body
+// (a trailing CRLF after a Content-Length body): Suricata closes the file only in
+// HTPCallbackResponseComplete.
 func (s *State) resBodyEnd(st FileState) {
 	t := s.rs.tx
 	if t == nil || t.ResponseBody.Complete {
@@ -534,7 +551,9 @@ func (s *State) resBodyEnd(st FileState) {
 	}
 	s.rs.dec.finish(s, t, true)
 	t.ResponseBody.Complete = true
-	closeFile(t, t.ResponseFiles, st, s.cfg.ForceHash)
+	if st != FileClosed {
+		closeFile(t, t.ResponseFiles, st, s.cfg.ForceHash)
+	}
 	touch(t, 1)
 }
 
@@ -552,6 +571,8 @@ func (s *State) resComplete() {
 		return
 	}
 	s.resBodyEnd(FileClosed)
+	// HTPCallbackResponseComplete: HTPFileClose(flags 0)
+	closeFile(t, t.ResponseFiles, FileClosed, s.cfg.ForceHash)
 	t.data.Progress[1] = ResComplete
 	touch(t, 1)
 	s.trigger[1] = true // HTPCallbackResponseComplete

@@ -328,7 +328,10 @@ type Tx struct {
 	scratch        [2][nScratch][]byte // composite buffers built by the getters
 	hdrEnds        [2][]int            // end of each http.request/response_header instance in its scratch
 	partBodies     []Body              // multipart file contents
-	multipart      bool                // the request body is multipart/form-data
+	multipart      bool                // the request body is multipart (a boundary parameter)
+	resFileWait    bool                // the response file opens with the first body data
+	mime           mimeState           // its MIME parser
+	mimeScratch    []byte              // RFC 2231 parameter sections
 }
 
 // XFF returns the raw X-Forwarded-For request header value (EVE http.xff).
@@ -407,6 +410,8 @@ func (t *Tx) reset(id uint64) {
 	t.expectContinue, t.continueSeen, t.reqSmuggling, t.hostFromURI = false, false, false, false
 	t.reqReps, t.resReps, t.flags = 0, 0, 0
 	t.multipart = false
+	t.resFileWait = false
+	t.mime.reset()
 	t.hdrEnds[0], t.hdrEnds[1] = t.hdrEnds[0][:0], t.hdrEnds[1][:0]
 	for i := range t.partBodies {
 		t.partBodies[i].reset()

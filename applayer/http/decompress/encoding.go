@@ -52,6 +52,10 @@ const (
 	// AnomalyTooManyLayers: more list entries than the layer limit
 	// (too_many_encoding_layers); the rest were ignored.
 	AnomalyTooManyLayers
+	// AnomalyTooManyLzmaLayers: more "lzma" list entries than the lzma limit
+	// (request/response_too_many_lzma_layers); that entry and the rest were
+	// ignored.
+	AnomalyTooManyLzmaLayers
 )
 
 // eqNoCaseNoZero is libhtp Bstr::cmp_nocase_nozero against a lowercase
@@ -115,7 +119,16 @@ func ParseContentEncoding(v []byte, layers []Encoding) ([]Encoding, Anomaly) {
 // deflate/x-deflate), "lzma" is Lzma, inflate/none/identity add nothing and
 // anything else is abnormal and adds nothing.
 func ParseContentEncodingLimit(v []byte, layers []Encoding, limit int) ([]Encoding, Anomaly) {
+	return ParseContentEncodingLimits(v, layers, limit, 0)
+}
+
+// ParseContentEncodingLimits is ParseContentEncodingLimit with libhtp's lzma
+// layer limit too (lzma-enabled: 0 none): in a list, an "lzma" entry past
+// lzmaLimit ends the parse with AnomalyTooManyLzmaLayers
+// (response_initialize_decompressors' lzma_layers check).
+func ParseContentEncodingLimits(v []byte, layers []Encoding, limit, lzmaLimit int) ([]Encoding, Anomaly) {
 	layers = layers[:0]
+	lzma := 0
 	var an Anomaly
 	switch {
 	case len(v) == 0:
@@ -132,6 +145,7 @@ func ParseContentEncodingLimit(v []byte, layers []Encoding, limit int) ([]Encodi
 		return layers, 0
 	}
 	n := 0
+list:
 	for len(v) > 0 {
 		i := bytes.IndexAny(v, ", ")
 		var e []byte
@@ -161,6 +175,11 @@ func ParseContentEncodingLimit(v []byte, layers []Encoding, limit int) ([]Encodi
 			}
 			enc = Deflate
 		case string(e) == "lzma":
+			lzma++
+			if lzmaLimit > 0 && lzma > lzmaLimit {
+				an |= AnomalyTooManyLzmaLayers
+				break list
+			}
 			enc = Lzma
 		case string(e) == "inflate" || string(e) == "none" || string(e) == "identity":
 		default:
