@@ -16,7 +16,7 @@ import (
 // (offsets and lengths of Frame as AppLayerFrameNewByAbsoluteOffset and the complete
 // callbacks set them).
 func FuzzFrames(f *testing.F) {
-	for _, s := range fuzzSeeds("FuzzConnection") {
+	for _, s := range frameFuzzSeeds() {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -67,11 +67,32 @@ func FuzzFrames(f *testing.F) {
 	})
 }
 
-// TestWriteFrameFuzzSeeds keeps testdata/fuzz/FuzzFrames in step with FuzzConnection's seeds
+// frameFuzzSeeds are FuzzFrames' seeds: pipelined requests and responses split at several
+// points, with and without a gap in a body (SV eve-payload-07-http-gap's shape).
+func frameFuzzSeeds() map[string][]byte {
+	reqs := "GET /1 HTTP/1.0\r\nUser-Agent: Mozilla\r\n\r\nGET /2 HTTP/1.1\r\nHost: a\r\n\r\n" +
+		"POST /3 HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\n\r\nabcd"
+	resps := "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nHello People" +
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n" +
+		"HTTP/1.0 200 OK\r\n\r\nclose-delimited"
+	seeds := map[string][]byte{}
+	for i, split := range []int{1, 7, 40, 126} {
+		var b []byte
+		b = append(b, connRecord(0, reqs, split)...)
+		if i%2 == 1 {
+			b = append(b, 0x7f|0x80) // a gap to the client
+		}
+		b = append(b, connRecord(1, resps, split+3)...)
+		seeds[fmt.Sprintf("frames-%d", i)] = b
+	}
+	return seeds
+}
+
+// TestWriteFrameFuzzSeeds keeps testdata/fuzz/FuzzFrames in step with frameFuzzSeeds
 // (MEERKAT_WRITE_SEEDS=1 writes them).
 func TestWriteFrameFuzzSeeds(t *testing.T) {
 	dir := filepath.Join("testdata", "fuzz", "FuzzFrames")
-	seeds := fuzzSeeds("FuzzConnection")
+	seeds := frameFuzzSeeds()
 	names := make([]string, 0, len(seeds))
 	for name := range seeds {
 		names = append(names, name)
