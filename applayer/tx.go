@@ -147,3 +147,11 @@ type State interface {
 type FlowInfo struct {
 	F *flow.Flow
 }
+
+// MinInspecter is implemented by a parser state that sets the stream's minimal inspection
+// depth (StreamTcpReassemblySetMinInspectDepth: HTTP at each request and response start, so
+// that raw inspection keeps the message's bytes in view). TakeMinInspect returns the depth
+// set for dir since the last call.
+type MinInspecter interface {
+	TakeMinInspect(dir Dir) (depth uint64, set bool)
+}

@@ -42,6 +42,7 @@ func (s *State) lineHeld(dir int) int {
 // into the current data (less what the line buffer holds), for tx t; a frame whose tx
 // completed before gets its length first.
 func (s *State) frameStart(dir, off int, t *Tx) {
+	s.messageStarts(dir) // a message starts here: the same callbacks set the min inspect depth
 	fs := s.fr.fs
 	if fs == nil {
 		return

@@ -97,6 +97,11 @@ type State struct {
 	// trigger is per direction a raw stream inspection request of this call (Suricata's
 	// AppLayerParserTriggerRawStreamInspection from the HTP callbacks).
 	trigger [2]bool
+	// minInspect is the minimal inspection depth set per direction at a message start
+	// (StreamTcpReassemblySetMinInspectDepth in HTPCallbackRequestStart/ResponseStart),
+	// minInspectSet whether one is pending for the pipeline.
+	minInspect    [2]uint64
+	minInspectSet [2]bool
 	// upgrade is the protocol a 101 response switched the connection to (h2c: HTTP/2,
 	// websocket), with upgradePort and upgradeTx the tx: in the tunnel every new response
 	// data asks for the change again, as HTPHandleResponseData does on each
@@ -178,6 +183,7 @@ func (s *State) Reset() {
 	s.rqs, s.rss = rqIdle, rsIdle
 	s.failed, s.changePend, s.connectOther, s.bombs = false, nil, false, 0
 	s.trigger = [2]bool{}
+	s.minInspect, s.minInspectSet = [2]uint64{}, [2]bool{}
 	s.upgrade, s.upgradePort, s.upgradeTx = applayer.ProtoUnknown, 0, nil
 	s.fr = frameState{}
 }
@@ -615,4 +621,22 @@ func hexVal(c byte) byte {
 		return c - 'a' + 10
 	}
 	return c - 'A' + 10
+}
+
+// TakeMinInspect is applayer.MinInspecter: the stream's minimal inspection depth set for
+// dir at the last request or response start.
+func (s *State) TakeMinInspect(dir applayer.Dir) (uint64, bool) {
+	d, set := s.minInspect[dir], s.minInspectSet[dir]
+	s.minInspectSet[dir] = false
+	return d, set
+}
+
+// messageStarts notes a request (dir 0) or response (dir 1) start for the stream's minimal
+// inspection depth: request- / response-body-minimal-inspect-size.
+func (s *State) messageStarts(dir int) {
+	d := s.cfg.RequestMinInspect
+	if dir == 1 {
+		d = s.cfg.ResponseMinInspect
+	}
+	s.minInspect[dir], s.minInspectSet[dir] = d, true
 }
