@@ -124,6 +124,11 @@ type Layer struct {
 // detection's inspect ids.
 func (l *Layer) NoDetection() { l.noDetect = true }
 
+// NoInspection says that detection no longer inspects f (a flow passed by a pass rule:
+// Suricata's FlowSetNoPayloadInspectionFlag sets APP_LAYER_PARSER_NO_INSPECTION), so its
+// transactions are freed once logged, without waiting for inspect ids.
+func (l *Layer) NoInspection(f *flow.Flow) { l.flows.At(f).noInspect = true }
+
 // OnRelease sets fn to be called for every transaction before it is freed or its state is
 // reset (detection releases its per-tx state: ThreadCtx.ReleaseTx).
 func (l *Layer) OnRelease(fn func(td *TxData)) { l.release = fn }
@@ -167,6 +172,8 @@ type flowApp struct {
 	old       State
 	oldParser *Parser
 	counted   bool
+	// noInspect: detection no longer inspects the flow (NoInspection).
+	noInspect bool
 	// eofSent says the parser was told the direction ended.
 	eofSent [2]bool
 	// txSeen is one past the highest tx id counted.
@@ -751,7 +758,7 @@ func (l *Layer) End(f *flow.Flow, dir Dir, pseudo, established bool, done func(t
 		tx := fa.State.TxAt(i)
 		td := tx.TxData()
 		if td.Progress[0] < fa.Parser.Complete[0] || td.Progress[1] < fa.Parser.Complete[1] ||
-			!l.noDetect && (td.ID >= fa.InspectID[0] || td.ID >= fa.InspectID[1]) || !done(tx) {
+			!l.noDetect && !fa.noInspect && (td.ID >= fa.InspectID[0] || td.ID >= fa.InspectID[1]) || !done(tx) {
 			break
 		}
 		below = td.ID + 1
@@ -777,7 +784,7 @@ func (l *Layer) NeedsFlush(f *flow.Flow, done func(tx Tx) bool) [2]bool {
 		return out
 	}
 	total := fa.State.TxAt(n-1).TxData().ID + 1
-	if !l.noDetect {
+	if !l.noDetect && !fa.noInspect {
 		for d := range 2 {
 			out[d] = fa.InspectID[d] < total
 		}

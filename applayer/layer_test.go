@@ -467,3 +467,30 @@ func TestChangeStopsFeeding(t *testing.T) {
 		t.Fatalf("the rest is detected afresh: changing %v state %v", r.Changing, l.App(f).State)
 	}
 }
+
+// TestFreeWithoutInspection: a flow detection no longer inspects (passed) frees its
+// transactions once logged, as APP_LAYER_PARSER_NO_INSPECTION makes Suricata's cleanup do.
+func TestFreeWithoutInspection(t *testing.T) {
+	l, f := testLayer(t, nil)
+	l.Begin(f, flow.ToClient)
+	l.Data(f, flow.ToClient, flow.ToServer, []byte("HELLO a\n"), 0, false)
+	l.Ready(f, flow.ToClient)
+	l.Begin(f, flow.ToServer)
+	l.Data(f, flow.ToServer, flow.ToClient, []byte("WELCOME\n"), 0, false)
+	fa := l.Ready(f, flow.ToServer)
+	l.End(f, flow.ToServer, false, true, func(Tx) bool { return true })
+	if n := fa.State.TxCount(); n != 1 {
+		t.Fatalf("%d txs, want 1 while detection has not inspected it", n)
+	}
+	l.NoInspection(f)
+	l.Begin(f, flow.ToServer)
+	l.Data(f, flow.ToServer, flow.ToClient, []byte("X\n"), 0, false)
+	fa = l.Ready(f, flow.ToServer)
+	l.End(f, flow.ToServer, false, true, func(Tx) bool { return true })
+	if n := fa.State.TxCount(); n != 0 {
+		t.Fatalf("%d txs left, want 0", n)
+	}
+	if got := l.NeedsFlush(f, func(Tx) bool { return true }); got != [2]bool{} {
+		t.Fatalf("NeedsFlush %v for a flow without inspection", got)
+	}
+}

@@ -260,6 +260,9 @@ func (w *worker) inspect(pc *packetCtx) bool {
 		return false
 	}
 	if f != nil && (f.Action == flow.ActionPass || f.Action == flow.ActionDrop) {
+		if w.app != nil && f.Proto == decode.ProtoTCP {
+			w.app.l.NoInspection(f) // its transactions are freed once logged
+		}
 		if w.cfg.IPS {
 			if f.Action == flow.ActionDrop {
 				w.drop(pc, alert.ReasonFlowDrop, nil, false)
