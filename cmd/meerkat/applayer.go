@@ -58,8 +58,7 @@ func appLayerConfig(cfg *config.Config, st *config.Settings, sc *stream.Config, 
 // detectionPorts reads app-layer.protocols.<name>.detection-ports (or
 // .<ipproto>.detection-ports): dp / toserver is matched against the flow's destination port,
 // sp / toclient against its source port (SCAppLayerProtoDetectPPParseConfPorts). Absent, the
-// parser's built-in ports apply (to the destination port); a protocol with neither has
-// no port restriction.
+// Layer applies the parser's built-in ports (to the destination port).
 func detectionPorts(cfg *config.Config, st *config.Settings, name string, ps *applayer.Parser) ([2]func(uint16) bool, error) {
 	var out [2]func(uint16) bool
 	node, ok := cfg.Get("app-layer.protocols." + name + ".detection-ports")
@@ -74,12 +73,7 @@ func detectionPorts(cfg *config.Config, st *config.Settings, name string, ps *ap
 		return p.Contains, nil
 	}
 	if !ok {
-		if ps.Ports == "" {
-			return out, nil
-		}
-		f, err := parse("(built-in)", ps.Ports)
-		out[0] = f
-		return out, err
+		return out, nil // the Layer falls back to the parser's built-in ports
 	}
 	for _, c := range node.Children {
 		v, _ := c.Scalar()
