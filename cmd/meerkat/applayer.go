@@ -40,7 +40,10 @@ func appLayerConfig(cfg *config.Config, st *config.Settings, sc *stream.Config, 
 		if ps.Configure != nil {
 			conf, err := ps.Configure(node)
 			if err != nil {
-				return nil, 0, fmt.Errorf("app-layer.protocols.%s: %w", name, err)
+				if prefix := "app-layer.protocols." + name; !strings.HasPrefix(err.Error(), prefix) {
+					err = fmt.Errorf("%s: %w", prefix, err)
+				}
+				return nil, 0, err
 			}
 			pc.Conf = conf
 		}

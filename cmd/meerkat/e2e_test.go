@@ -812,3 +812,18 @@ alert tcp any any -> any 80 (msg:"weak"; tos:!8; sid:5;)
 		}
 	}
 }
+
+// TestAppLayerBadConfig: a bad app-layer value stops start-up with the key named, and -T
+// checks the app-layer section as a run reads it.
+func TestAppLayerBadConfig(t *testing.T) {
+	for _, c := range []struct{ set, want string }{
+		{"app-layer.protocols.http.libhtp.default-config.personality=Bogus", `app-layer.protocols.http.libhtp.default-config.personality: invalid value "Bogus"`},
+		{"app-layer.error-policy=sometimes", `app-layer.error-policy: "sometimes" is not an exception policy`},
+		{"app-layer.protocols.http.detection-ports.dp=notaport", "app-layer.protocols.http.detection-ports.dp:"},
+	} {
+		r := runMeerkat(t, "-c", "suricata.yaml", "-S", "/dev/null", "-T", "--set", c.set)
+		if r.code != 1 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr lacks %q:\n%s", c.set, r.code, c.want, r.stderr)
+		}
+	}
+}

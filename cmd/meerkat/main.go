@@ -230,6 +230,15 @@ func execute(o *options, stdout, stderr io.Writer, prog *progressLine) error {
 		return nil
 	}
 	if o.testConfig {
+		// -T checks the stream and app-layer sections too, as a run would read them.
+		ips := o.simulateIPS || fw != nil
+		sc, err := streamConfig(st, ips, false)
+		if err != nil {
+			return &startupError{err}
+		}
+		if _, _, err := appLayerConfig(cfg, st, sc, ips); err != nil {
+			return &startupError{err}
+		}
 		fmt.Fprintln(stderr, "Configuration provided was successfully loaded. Exiting.")
 		return nil
 	}
