@@ -263,6 +263,11 @@ type DataResult struct {
 	// data on this packet (ReassembleUpdateAppLayer stops on FlowChangeProto); detection of
 	// the new protocol starts with the next call.
 	Changing bool
+	// MinInspect is the stream's minimal inspection depth the parser set for the data's
+	// direction (after any reversal), when MinInspectSet (MinInspecter: HTTP at a message
+	// start, StreamTcpReassemblySetMinInspectDepth).
+	MinInspect    uint64
+	MinInspectSet bool
 }
 
 // Data hands the app layer n bytes of direction d of TCP flow f during a packet of
@@ -643,6 +648,18 @@ func (l *Layer) parse(fa *flowApp, pktDir, d Dir, data []byte, flags Flags) Data
 	l.handFrames(fa, d)
 	r := fa.State.Parse(d, data, flags)
 	l.countTxs(fa)
+	var minDepth uint64
+	var minSet bool
+	if mi, ok := fa.State.(MinInspecter); ok {
+		minDepth, minSet = mi.TakeMinInspect(d)
+	}
+	res := l.parsed(fa, d, data, r)
+	res.MinInspect, res.MinInspectSet = minDepth, minSet
+	return res
+}
+
+// parsed is what parse makes of the parser's result r for data of direction d.
+func (l *Layer) parsed(fa *flowApp, d Dir, data []byte, r Result) DataResult {
 	if r.Err != nil {
 		res := l.parseError(fa, r.Err)
 		res.Consumed = len(data) // AppLayerParserParse's error still moves the app progress

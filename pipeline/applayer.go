@@ -90,14 +90,12 @@ func (w *worker) appFeed(pc *packetCtx, d flow.Direction, pseudo bool) {
 			flags |= applayer.Midstream
 		}
 		r = a.l.Data(f, pc.dir, d, data, flags, synAck)
-		if mi, ok := a.l.App(f).State.(applayer.MinInspecter); ok {
-			if depth, set := mi.TakeMinInspect(d); set {
-				t.SetMinInspectDepth(f, d, depth)
-			}
-		}
 		if r.Reversed {
 			w.appReverse(pc)
 			d = 1 - d
+		}
+		if r.MinInspectSet {
+			t.SetMinInspectDepth(f, d, r.MinInspect)
 		}
 		w.appTrigger(pc, r)
 		t.ConsumeApp(f, d, r.Consumed)
