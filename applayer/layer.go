@@ -274,16 +274,16 @@ type DataResult struct {
 // direction pktDir (AppLayerHandleTCPData): protocol detection while d's protocol is
 // unknown, then the parser. midstream and synAck say how the session was picked up.
 func (l *Layer) Data(f *flow.Flow, pktDir, d Dir, data []byte, flags Flags, synAck bool) DataResult {
-	r := l.dataTCP(f, pktDir, d, data, flags, synAck)
+	fa := l.flows.At(f)
+	r := l.dataTCP(f, fa, pktDir, d, data, flags, synAck)
 	if r.Reversed {
 		d = 1 - d
 	}
-	l.flows.At(f).streamOff[d] += uint64(max(r.Consumed, 0))
+	fa.streamOff[d] += uint64(max(r.Consumed, 0))
 	return r
 }
 
-func (l *Layer) dataTCP(f *flow.Flow, pktDir, d Dir, data []byte, flags Flags, synAck bool) DataResult {
-	fa := l.flows.At(f)
+func (l *Layer) dataTCP(f *flow.Flow, fa *flowApp, pktDir, d Dir, data []byte, flags Flags, synAck bool) DataResult {
 	if fa.Disabled {
 		return DataResult{Consumed: len(data)}
 	}
@@ -313,13 +313,13 @@ func (l *Layer) dataTCP(f *flow.Flow, pktDir, d Dir, data []byte, flags Flags, s
 
 // Gap tells the app layer that n bytes of direction d are missing (STREAM_GAP).
 func (l *Layer) Gap(f *flow.Flow, pktDir, d Dir, n uint64) DataResult {
-	r := l.gap(f, pktDir, d, n)
-	l.flows.At(f).streamOff[d] += n
+	fa := l.flows.At(f)
+	r := l.gap(fa, pktDir, d, n)
+	fa.streamOff[d] += n
 	return r
 }
 
-func (l *Layer) gap(f *flow.Flow, pktDir, d Dir, n uint64) DataResult {
-	fa := l.flows.At(f)
+func (l *Layer) gap(fa *flowApp, pktDir, d Dir, n uint64) DataResult {
 	if fa.Disabled {
 		return DataResult{}
 	}
