@@ -152,11 +152,5 @@ func (w *worker) appEnd(pc *packetCtx) {
 	if w.app == nil || pc.f == nil || pc.f.Proto != decode.ProtoTCP {
 		return
 	}
-	w.app.l.End(pc.f, pc.dir, pc.p.Pseudo(), pc.streamEst, w.txDone)
-}
-
-// txDone reports whether the loggers and detection are done with tx (it may be freed), and
-// releases detection's state of it.
-func (w *worker) txDone(tx applayer.Tx) bool {
-	return w.txLogged(tx)
+	w.app.l.End(pc.f, pc.dir, pc.p.Pseudo(), pc.streamEst, w.txLogged)
 }
