@@ -200,6 +200,11 @@ func (l *Layer) framesFor(fa *flowApp) *Frames {
 
 // handFrames gives the flow's parser its frames before a Parse or Gap call of direction d.
 func (l *Layer) handFrames(fa *flowApp, d Dir) {
+	if fa.Proto < protoMax && l.frameTypes[fa.Proto] == 0 {
+		// No rule uses the protocol's frames: its states never get a container (and Reset
+		// clears one), so there is nothing to hand.
+		return
+	}
 	fu, ok := fa.State.(FrameUser)
 	if !ok {
 		return

@@ -263,22 +263,27 @@ type DataResult struct {
 	// data on this packet (ReassembleUpdateAppLayer stops on FlowChangeProto); detection of
 	// the new protocol starts with the next call.
 	Changing bool
+	// MinInspect is the stream's minimal inspection depth the parser set for the data's
+	// direction (after any reversal), when MinInspectSet (MinInspecter: HTTP at a message
+	// start, StreamTcpReassemblySetMinInspectDepth).
+	MinInspect    uint64
+	MinInspectSet bool
 }
 
 // Data hands the app layer n bytes of direction d of TCP flow f during a packet of
 // direction pktDir (AppLayerHandleTCPData): protocol detection while d's protocol is
 // unknown, then the parser. midstream and synAck say how the session was picked up.
 func (l *Layer) Data(f *flow.Flow, pktDir, d Dir, data []byte, flags Flags, synAck bool) DataResult {
-	r := l.dataTCP(f, pktDir, d, data, flags, synAck)
+	fa := l.flows.At(f)
+	r := l.dataTCP(f, fa, pktDir, d, data, flags, synAck)
 	if r.Reversed {
 		d = 1 - d
 	}
-	l.flows.At(f).streamOff[d] += uint64(max(r.Consumed, 0))
+	fa.streamOff[d] += uint64(max(r.Consumed, 0))
 	return r
 }
 
-func (l *Layer) dataTCP(f *flow.Flow, pktDir, d Dir, data []byte, flags Flags, synAck bool) DataResult {
-	fa := l.flows.At(f)
+func (l *Layer) dataTCP(f *flow.Flow, fa *flowApp, pktDir, d Dir, data []byte, flags Flags, synAck bool) DataResult {
 	if fa.Disabled {
 		return DataResult{Consumed: len(data)}
 	}
@@ -308,13 +313,13 @@ func (l *Layer) dataTCP(f *flow.Flow, pktDir, d Dir, data []byte, flags Flags, s
 
 // Gap tells the app layer that n bytes of direction d are missing (STREAM_GAP).
 func (l *Layer) Gap(f *flow.Flow, pktDir, d Dir, n uint64) DataResult {
-	r := l.gap(f, pktDir, d, n)
-	l.flows.At(f).streamOff[d] += n
+	fa := l.flows.At(f)
+	r := l.gap(fa, pktDir, d, n)
+	fa.streamOff[d] += n
 	return r
 }
 
-func (l *Layer) gap(f *flow.Flow, pktDir, d Dir, n uint64) DataResult {
-	fa := l.flows.At(f)
+func (l *Layer) gap(fa *flowApp, pktDir, d Dir, n uint64) DataResult {
 	if fa.Disabled {
 		return DataResult{}
 	}
@@ -643,6 +648,18 @@ func (l *Layer) parse(fa *flowApp, pktDir, d Dir, data []byte, flags Flags) Data
 	l.handFrames(fa, d)
 	r := fa.State.Parse(d, data, flags)
 	l.countTxs(fa)
+	var minDepth uint64
+	var minSet bool
+	if mi, ok := fa.State.(MinInspecter); ok {
+		minDepth, minSet = mi.TakeMinInspect(d)
+	}
+	res := l.parsed(fa, d, data, r)
+	res.MinInspect, res.MinInspectSet = minDepth, minSet
+	return res
+}
+
+// parsed is what parse makes of the parser's result r for data of direction d.
+func (l *Layer) parsed(fa *flowApp, d Dir, data []byte, r Result) DataResult {
 	if r.Err != nil {
 		res := l.parseError(fa, r.Err)
 		res.Consumed = len(data) // AppLayerParserParse's error still moves the app progress

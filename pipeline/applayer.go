@@ -90,14 +90,12 @@ func (w *worker) appFeed(pc *packetCtx, d flow.Direction, pseudo bool) {
 			flags |= applayer.Midstream
 		}
 		r = a.l.Data(f, pc.dir, d, data, flags, synAck)
-		if mi, ok := a.l.App(f).State.(applayer.MinInspecter); ok {
-			if depth, set := mi.TakeMinInspect(d); set {
-				t.SetMinInspectDepth(f, d, depth)
-			}
-		}
 		if r.Reversed {
 			w.appReverse(pc)
 			d = 1 - d
+		}
+		if r.MinInspectSet {
+			t.SetMinInspectDepth(f, d, r.MinInspect)
 		}
 		w.appTrigger(pc, r)
 		t.ConsumeApp(f, d, r.Consumed)
@@ -154,11 +152,5 @@ func (w *worker) appEnd(pc *packetCtx) {
 	if w.app == nil || pc.f == nil || pc.f.Proto != decode.ProtoTCP {
 		return
 	}
-	w.app.l.End(pc.f, pc.dir, pc.p.Pseudo(), pc.streamEst, w.txDone)
-}
-
-// txDone reports whether the loggers and detection are done with tx (it may be freed), and
-// releases detection's state of it.
-func (w *worker) txDone(tx applayer.Tx) bool {
-	return w.txLogged(tx)
+	w.app.l.End(pc.f, pc.dir, pc.p.Pseudo(), pc.streamEst, w.txLogged)
 }

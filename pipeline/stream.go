@@ -125,7 +125,7 @@ func (w *worker) flushStream(f *flow.Flow) {
 	if w.tc != nil && f.Action != flow.ActionDrop {
 		needs := st.t.NeedsFlush(f)
 		if w.app != nil {
-			an := w.app.l.NeedsFlush(f, w.txDone)
+			an := w.app.l.NeedsFlush(f, w.txLogged)
 			needs[0], needs[1] = needs[0] || an[0], needs[1] || an[1]
 		}
 		for _, dir := range [2]flow.Direction{flow.ToServer, flow.ToClient} {
