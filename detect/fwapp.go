@@ -679,10 +679,7 @@ func (e *Engine) inspectTxFW(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir 
 		if flags != nil {
 			*flags = fl
 		} else if keep {
-			tt.newItems = append(tt.newItems, txItem{iid: uint32(cur), flags: fl})
-			if r.tx.bothDir && dir == flow.ToServer {
-				tt.mirror = append(tt.mirror, txItem{iid: uint32(cur), flags: fl})
-			}
+			tt.keep(r, cur, dir, fl)
 		}
 		partial := !res && (keep || flags != nil) && fl&stCant == 0 && prog < end
 		switch {

@@ -38,6 +38,15 @@ type txThread struct {
 	TxInspected, TxStateFull uint64
 }
 
+// keep adds rule r's (iid) new state fl to the transaction's walk (DetectRunStoreStateTx):
+// a transactional rule's also to the other direction's state.
+func (tt *txThread) keep(r *Rule, iid int, dir flow.Direction, fl uint32) {
+	tt.newItems = append(tt.newItems, txItem{iid: uint32(iid), flags: fl})
+	if r.tx.bothDir && dir == flow.ToServer {
+		tt.mirror = append(tt.mirror, txItem{iid: uint32(iid), flags: fl})
+	}
+}
+
 // txCache is one list's fetched buffer instances for one transaction.
 type txCache struct {
 	gen  uint32
@@ -297,11 +306,7 @@ func (e *Engine) inspectTx(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir fl
 		if flags != nil {
 			*flags = fl
 		} else if keep {
-			tt.newItems = append(tt.newItems, txItem{iid: uint32(iid), flags: fl})
-			if r.tx.bothDir && dir == flow.ToServer {
-				// DetectRunStoreStateTx: also in the other direction's state.
-				tt.mirror = append(tt.mirror, txItem{iid: uint32(iid), flags: fl})
-			}
+			tt.keep(r, iid, dir, fl)
 		}
 		if res {
 			r.post.Apply(&tc.in)
