@@ -534,6 +534,21 @@ func flowHeader(j *JSON, p *decode.Packet, f *flow.Flow, pktDir, logDir flow.Dir
 	j.String("pkt_src", p.Source.String())
 }
 
+// xffPlace says where a record puts XFF address ip: in extra-data mode as xff; in overwrite
+// mode in place of the client's address of a packet in direction dir (dst for to_client,
+// else src).
+func xffPlace(ip []byte, overwrite bool, dir flow.Direction) (xff, src, dst []byte) {
+	switch {
+	case !overwrite:
+		xff = ip
+	case dir == flow.ToClient:
+		dst = ip
+	default:
+		src = ip
+	}
+	return xff, src, dst
+}
+
 func addr(j *JSON, k string, a netip.Addr, override []byte) {
 	if override != nil {
 		j.Bytes(k, override)
