@@ -520,10 +520,7 @@ func (e *Engine) runAppFilter(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir
 	st := fa.State
 	end := fa.Parser.Complete[dir]
 	n := st.TxCount()
-	from := 0
-	for from < n && st.TxAt(from).TxData().ID < fa.InspectID[dir] {
-		from++
-	}
+	from := txFrom(st, n, fa.InspectID[dir])
 	inspected, lastSkipped := 0, false
 	for i := from; i < n; i++ {
 		tx := st.TxAt(i)

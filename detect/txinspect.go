@@ -170,11 +170,16 @@ func (e *Engine) txLogLimit() int {
 // defaultStreamTxLogLimit is detect.stream-tx-log-limit's default.
 const defaultStreamTxLogLimit = 4
 
+// txFrom returns the index of st's first live tx (of n) whose id is id or above, n for none
+// (the live txs are in id order).
+func txFrom(st applayer.State, n int, id uint64) int {
+	return sort.Search(n, func(i int) bool { return st.TxAt(i).TxData().ID >= id })
+}
+
 // txByID returns the TxData of the live tx with id, nil for none.
 func txByID(st applayer.State, id uint64) *applayer.TxData {
 	n := st.TxCount()
-	i := sort.Search(n, func(i int) bool { return st.TxAt(i).TxData().ID >= id })
-	if i < n {
+	if i := txFrom(st, n, id); i < n {
 		if td := st.TxAt(i).TxData(); td.ID == id {
 			return td
 		}
@@ -208,8 +213,7 @@ func (e *Engine) runTx(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.D
 	end := fa.Parser.Complete[dir]
 	if tabs != nil {
 		n := st.TxCount()
-		from := sort.Search(n, func(i int) bool { return st.TxAt(i).TxData().ID >= fa.InspectID[dir] })
-		for i := from; i < n; i++ {
+		for i := txFrom(st, n, fa.InspectID[dir]); i < n; i++ {
 			tx := st.TxAt(i)
 			td := tx.TxData()
 			prog := td.Progress[dir]
@@ -242,7 +246,7 @@ func setInspectID(fa *applayer.FlowApp, dir flow.Direction, end uint8) {
 	st := fa.State
 	n := st.TxCount()
 	idx := fa.InspectID[dir]
-	for i := sort.Search(n, func(i int) bool { return st.TxAt(i).TxData().ID >= idx }); i < n; i++ {
+	for i := txFrom(st, n, idx); i < n; i++ {
 		td := st.TxAt(i).TxData()
 		if td.Progress[dir] < end {
 			if td.ID > idx {
