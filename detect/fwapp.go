@@ -520,10 +520,7 @@ func (e *Engine) runAppFilter(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir
 	st := fa.State
 	end := fa.Parser.Complete[dir]
 	n := st.TxCount()
-	from := 0
-	for from < n && st.TxAt(from).TxData().ID < fa.InspectID[dir] {
-		from++
-	}
+	from := txFrom(st, n, fa.InspectID[dir])
 	inspected, lastSkipped := 0, false
 	for i := from; i < n; i++ {
 		tx := st.TxAt(i)
@@ -679,10 +676,7 @@ func (e *Engine) inspectTxFW(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir 
 		if flags != nil {
 			*flags = fl
 		} else if keep {
-			tt.newItems = append(tt.newItems, txItem{iid: uint32(cur), flags: fl})
-			if r.tx.bothDir && dir == flow.ToServer {
-				tt.mirror = append(tt.mirror, txItem{iid: uint32(cur), flags: fl})
-			}
+			tt.keep(r, cur, dir, fl)
 		}
 		partial := !res && (keep || flags != nil) && fl&stCant == 0 && prog < end
 		switch {

@@ -38,6 +38,15 @@ type txThread struct {
 	TxInspected, TxStateFull uint64
 }
 
+// keep adds rule r's (iid) new state fl to the transaction's walk (DetectRunStoreStateTx):
+// a transactional rule's also to the other direction's state.
+func (tt *txThread) keep(r *Rule, iid int, dir flow.Direction, fl uint32) {
+	tt.newItems = append(tt.newItems, txItem{iid: uint32(iid), flags: fl})
+	if r.tx.bothDir && dir == flow.ToServer {
+		tt.mirror = append(tt.mirror, txItem{iid: uint32(iid), flags: fl})
+	}
+}
+
 // txCache is one list's fetched buffer instances for one transaction.
 type txCache struct {
 	gen  uint32
@@ -161,11 +170,16 @@ func (e *Engine) txLogLimit() int {
 // defaultStreamTxLogLimit is detect.stream-tx-log-limit's default.
 const defaultStreamTxLogLimit = 4
 
+// txFrom returns the index of st's first live tx (of n) whose id is id or above, n for none
+// (the live txs are in id order).
+func txFrom(st applayer.State, n int, id uint64) int {
+	return sort.Search(n, func(i int) bool { return st.TxAt(i).TxData().ID >= id })
+}
+
 // txByID returns the TxData of the live tx with id, nil for none.
 func txByID(st applayer.State, id uint64) *applayer.TxData {
 	n := st.TxCount()
-	i := sort.Search(n, func(i int) bool { return st.TxAt(i).TxData().ID >= id })
-	if i < n {
+	if i := txFrom(st, n, id); i < n {
 		if td := st.TxAt(i).TxData(); td.ID == id {
 			return td
 		}
@@ -199,8 +213,7 @@ func (e *Engine) runTx(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.D
 	end := fa.Parser.Complete[dir]
 	if tabs != nil {
 		n := st.TxCount()
-		from := sort.Search(n, func(i int) bool { return st.TxAt(i).TxData().ID >= fa.InspectID[dir] })
-		for i := from; i < n; i++ {
+		for i := txFrom(st, n, fa.InspectID[dir]); i < n; i++ {
 			tx := st.TxAt(i)
 			td := tx.TxData()
 			prog := td.Progress[dir]
@@ -233,7 +246,7 @@ func setInspectID(fa *applayer.FlowApp, dir flow.Direction, end uint8) {
 	st := fa.State
 	n := st.TxCount()
 	idx := fa.InspectID[dir]
-	for i := sort.Search(n, func(i int) bool { return st.TxAt(i).TxData().ID >= idx }); i < n; i++ {
+	for i := txFrom(st, n, idx); i < n; i++ {
 		td := st.TxAt(i).TxData()
 		if td.Progress[dir] < end {
 			if td.ID > idx {
@@ -297,11 +310,7 @@ func (e *Engine) inspectTx(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir fl
 		if flags != nil {
 			*flags = fl
 		} else if keep {
-			tt.newItems = append(tt.newItems, txItem{iid: uint32(iid), flags: fl})
-			if r.tx.bothDir && dir == flow.ToServer {
-				// DetectRunStoreStateTx: also in the other direction's state.
-				tt.mirror = append(tt.mirror, txItem{iid: uint32(iid), flags: fl})
-			}
+			tt.keep(r, iid, dir, fl)
 		}
 		if res {
 			r.post.Apply(&tc.in)

@@ -128,16 +128,8 @@ func AlertRecordPayload(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direct
 func AlertRecordApp(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direction, a *Alert, opt AlertOptions, v *Verdict, pl *AlertPayload, app *AlertApp) {
 	j.Reset()
 	j.Begin()
-	xff, overwrite := app.xff(&opt)
-	var src, dst []byte
-	if overwrite {
-		if dir == flow.ToClient {
-			dst = xff
-		} else {
-			src = xff
-		}
-		xff = nil
-	}
+	ip, overwrite := app.xff(&opt)
+	xff, src, dst := xffPlace(ip, overwrite, dir)
 	packetHeaderAddr(j, p, f, "alert", src, dst)
 	if app != nil && app.HasTx {
 		j.Uint("tx_id", app.TxID)

@@ -19,39 +19,7 @@ func PacketHeader(j *JSON, p *decode.Packet, f *flow.Flow, eventType string) {
 // packetHeaderAddr is PacketHeader with src and dst, when not nil, in place of the packet's
 // addresses (XFF overwrite).
 func packetHeaderAddr(j *JSON, p *decode.Packet, f *flow.Flow, eventType string, src, dst []byte) {
-	j.Time("timestamp", p.Timestamp)
-	if f != nil {
-		j.Uint("flow_id", f.ID())
-	}
-	if p.PcapCnt != 0 {
-		j.Uint("pcap_cnt", p.PcapCnt)
-	}
-	j.String("event_type", eventType)
-	if p.VLANCount > 0 {
-		j.Array("vlan")
-		for i := 0; i < int(p.VLANCount) && i < decode.MaxVLANs; i++ {
-			j.ElemUint(uint64(p.VLAN[i]))
-		}
-		j.Close(']')
-	}
-	if p.IPVersion != 0 {
-		ports := p.IPProto == decode.ProtoTCP || p.IPProto == decode.ProtoUDP || p.IPProto == decode.ProtoSCTP
-		addr(j, "src_ip", p.SrcIP, src)
-		if ports {
-			j.Uint("src_port", uint64(p.SrcPort))
-		}
-		addr(j, "dest_ip", p.DstIP, dst)
-		if ports {
-			j.Uint("dest_port", uint64(p.DstPort))
-		}
-		j.String("proto", protoName(p.IPProto))
-		j.Uint("ip_v", uint64(p.IPVersion))
-		if p.HasL4 && (p.IPProto == decode.ProtoICMP || p.IPProto == decode.ProtoICMPv6) {
-			j.Uint("icmp_type", uint64(p.ICMPType))
-			j.Uint("icmp_code", uint64(p.ICMPCode))
-		}
-	}
-	j.String("pkt_src", p.Source.String())
+	flowHeader(j, p, f, flow.ToServer, flow.ToServer, eventType, src, dst)
 }
 
 // FlowRecord writes a complete EVE `flow` record for a flow that ended. now is the record's

@@ -76,14 +76,7 @@ func FileInfoRecord(j *JSON, p *decode.Packet, fl *flow.Flow, pktDir, fileDir fl
 	var xff, src, dst []byte
 	if app != nil && app.Proto == applayer.ProtoHTTP1 {
 		if ip, ok := XFFIP(&opt.XFF, tx); ok {
-			switch {
-			case !opt.XFF.Overwrite:
-				xff = ip
-			case pktDir == flow.ToClient:
-				dst = ip
-			default:
-				src = ip
-			}
+			xff, src, dst = xffPlace(ip, opt.XFF.Overwrite, pktDir)
 		}
 	}
 	flowHeader(j, p, fl, pktDir, fileDir, "fileinfo", src, dst)

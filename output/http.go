@@ -492,7 +492,8 @@ func HTTPRecord(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direction, tx 
 // flowHeader writes the common header of a record logged in a flow direction
 // (CreateEveHeader with LOG_DIR_FLOW, _TOSERVER or _TOCLIENT): the addresses and ports of
 // packet p (direction pktDir) as seen in direction logDir (to_server: the client is src).
-// src and dst, when not nil, replace the addresses (XFF overwrite).
+// src and dst, when not nil, replace the addresses (XFF overwrite). With pktDir == logDir it
+// is the packet header (CreateEveHeader with LOG_DIR_PACKET): the packet's own addresses.
 func flowHeader(j *JSON, p *decode.Packet, f *flow.Flow, pktDir, logDir flow.Direction, eventType string, src, dst []byte) {
 	j.Time("timestamp", p.Timestamp)
 	if f != nil {
@@ -525,8 +526,27 @@ func flowHeader(j *JSON, p *decode.Packet, f *flow.Flow, pktDir, logDir flow.Dir
 		}
 		j.String("proto", protoName(p.IPProto))
 		j.Uint("ip_v", uint64(p.IPVersion))
+		if p.HasL4 && (p.IPProto == decode.ProtoICMP || p.IPProto == decode.ProtoICMPv6) {
+			j.Uint("icmp_type", uint64(p.ICMPType))
+			j.Uint("icmp_code", uint64(p.ICMPCode))
+		}
 	}
 	j.String("pkt_src", p.Source.String())
+}
+
+// xffPlace says where a record puts XFF address ip: in extra-data mode as xff; in overwrite
+// mode in place of the client's address of a packet in direction dir (dst for to_client,
+// else src).
+func xffPlace(ip []byte, overwrite bool, dir flow.Direction) (xff, src, dst []byte) {
+	switch {
+	case !overwrite:
+		xff = ip
+	case dir == flow.ToClient:
+		dst = ip
+	default:
+		src = ip
+	}
+	return xff, src, dst
 }
 
 func addr(j *JSON, k string, a netip.Addr, override []byte) {

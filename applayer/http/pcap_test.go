@@ -2,17 +2,23 @@ package http
 
 import (
 	"encoding/binary"
+	"errors"
+	"io"
+	"net/netip"
 	"os"
 	"testing"
 
 	"github.com/meerkat-ids/meerkat/applayer"
+	"github.com/meerkat-ids/meerkat/capture"
 	"github.com/meerkat-ids/meerkat/config"
+	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
 )
 
-// A minimal classic-pcap TCP payload extractor for the conformance tests: the first TCP
-// connection's payloads in packet order, each direction in sequence order (retransmitted
-// or out-of-window bytes dropped). Enough for the suricata-verify HTTP pcaps.
+// The conformance tests' TCP payload extractor: the pcap's records read by package capture
+// and decoded by package decode, then per TCP connection (in order of first packet) the
+// payloads in packet order, each direction in sequence order (retransmitted or out-of-window
+// bytes dropped). Enough for the suricata-verify HTTP pcaps.
 
 type segment struct {
 	conn int
@@ -26,101 +32,40 @@ type pconn struct {
 	started [2]bool
 }
 
+func endpoint(a netip.Addr, port uint16) (k [18]byte) {
+	b := a.As16()
+	copy(k[:], b[:])
+	binary.BigEndian.PutUint16(k[16:], port)
+	return k
+}
+
 func pcapSegments(t testing.TB, path string) []segment {
 	t.Helper()
-	raw, err := os.ReadFile(path)
+	src, err := capture.OpenPath(path)
 	if err != nil {
 		t.Skipf("pcap: %v", err)
 	}
-	if len(raw) < 24 {
-		t.Fatal("short pcap")
-	}
-	var bo binary.ByteOrder = binary.LittleEndian
-	switch binary.LittleEndian.Uint32(raw) {
-	case 0xa1b2c3d4, 0xa1b23c4d:
-	case 0xd4c3b2a1, 0x4d3cb2a1:
-		bo = binary.BigEndian
-	default:
-		t.Skip("not a classic pcap")
-	}
-	link := bo.Uint32(raw[20:])
+	defer src.Close()
+	dec := decode.Decoder{Checksums: decode.ChecksumNone}
+	var fr capture.Frame
+	var p decode.Packet
 	var out []segment
 	var conns []*pconn
-	for p := raw[24:]; len(p) >= 16; {
-		incl := int(bo.Uint32(p[8:]))
-		if 16+incl > len(p) {
+	for {
+		if err := src.Next(&fr); err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Fatal(err)
+			}
 			break
 		}
-		pkt := p[16 : 16+incl]
-		p = p[16+incl:]
-		var l3 []byte
-		switch link {
-		case 1:
-			if len(pkt) < 14 {
-				continue
-			}
-			et := binary.BigEndian.Uint16(pkt[12:])
-			off := 14
-			for et == 0x8100 && len(pkt) >= off+4 {
-				et = binary.BigEndian.Uint16(pkt[off+2:])
-				off += 4
-			}
-			l3 = pkt[off:]
-		case 101, 228, 229:
-			l3 = pkt
-		case 0:
-			if len(pkt) < 4 {
-				continue
-			}
-			l3 = pkt[4:]
-		case 113:
-			if len(pkt) < 16 {
-				continue
-			}
-			l3 = pkt[16:]
-		default:
-			t.Skipf("link type %d", link)
-		}
-		if len(l3) < 20 {
+		dec.Decode(&p, fr.LinkType, fr.Data)
+		if !p.IsTCP() || p.IsFragment {
 			continue
 		}
-		var src, dst []byte
-		var l4 []byte
-		switch l3[0] >> 4 {
-		case 4:
-			ihl := int(l3[0]&15) * 4
-			tot := int(binary.BigEndian.Uint16(l3[2:]))
-			if l3[9] != 6 || tot > len(l3) || ihl > tot {
-				continue
-			}
-			src, dst, l4 = l3[12:16], l3[16:20], l3[ihl:tot]
-		case 6:
-			if len(l3) < 40 || l3[6] != 6 {
-				continue
-			}
-			pl := int(binary.BigEndian.Uint16(l3[4:]))
-			if 40+pl > len(l3) {
-				continue
-			}
-			src, dst, l4 = l3[8:24], l3[24:40], l3[40:40+pl]
-		default:
-			continue
-		}
-		if len(l4) < 20 {
-			continue
-		}
-		doff := int(l4[12]>>4) * 4
-		if doff > len(l4) {
-			continue
-		}
-		flags := l4[13]
-		seq := binary.BigEndian.Uint32(l4[4:])
-		var key [18]byte
-		copy(key[:], src)
-		copy(key[16:], l4[0:2])
-		var back [18]byte
-		copy(back[:], dst)
-		copy(back[16:], l4[2:4])
+		flags := p.TCPFlags
+		seq := p.TCPSeq
+		key := endpoint(p.SrcIP, p.SrcPort)
+		back := endpoint(p.DstIP, p.DstPort)
 		ci := -1
 		dir := flow.ToServer
 		for i, c := range conns {
@@ -136,9 +81,8 @@ func pcapSegments(t testing.TB, path string) []segment {
 		if ci < 0 {
 			// a new connection: the client is a SYN's sender, else the side with the
 			// higher port
-			sp, dp := binary.BigEndian.Uint16(l4[0:]), binary.BigEndian.Uint16(l4[2:])
 			c := &pconn{client: key}
-			if flags&0x12 == 0x12 || (flags&0x02 == 0 && sp < dp) {
+			if flags&0x12 == 0x12 || (flags&0x02 == 0 && p.SrcPort < p.DstPort) {
 				c.client = back
 				dir = flow.ToClient
 			}
@@ -147,7 +91,7 @@ func pcapSegments(t testing.TB, path string) []segment {
 		}
 		cn := conns[ci]
 		next, started := &cn.next, &cn.started
-		payload := l4[doff:]
+		payload := p.Payload
 		if flags&0x02 != 0 {
 			next[dir], started[dir] = seq+1, true
 			continue
