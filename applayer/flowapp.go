@@ -1,5 +1,7 @@
 package applayer
 
+import "strings"
+
 // FlowApp is a flow's app-layer state as detection and the loggers see it on one packet.
 // The framework (Layer) owns and updates it; readers must not keep it past the packet.
 type FlowApp struct {
@@ -65,7 +67,7 @@ func (e PacketEvent) String() string {
 // PacketEventByName returns the packet-level event a rule names (case-insensitive).
 func PacketEventByName(name string) (PacketEvent, bool) {
 	for i, n := range packetEventNames {
-		if equalFold(n, name) {
+		if strings.EqualFold(n, name) {
 			return PacketEvent(i), true
 		}
 	}

@@ -1,5 +1,7 @@
 package applayer
 
+import "strings"
+
 import "github.com/meerkat-ids/meerkat/flow"
 
 // App-layer frames (Suricata's src/app-layer-frames.c): a parser names byte ranges of a
@@ -160,7 +162,7 @@ func FrameTypeByName(proto Proto, name string) (FrameType, bool) {
 		return 0, false
 	}
 	for i, n := range ps.FrameTypes {
-		if equalFold(n, name) {
+		if strings.EqualFold(n, name) {
 			return FrameType(i), true
 		}
 	}

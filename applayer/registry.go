@@ -2,6 +2,7 @@ package applayer
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/meerkat-ids/meerkat/config"
 )
@@ -107,30 +108,11 @@ func EventByName(proto Proto, name string) (uint8, bool) {
 		return 0, false
 	}
 	for i, n := range p.Events {
-		if equalFold(n, name) {
+		if strings.EqualFold(n, name) {
 			return uint8(i), true
 		}
 	}
 	return 0, false
-}
-
-func equalFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // BufferID is the dense id of a registered inspection buffer.

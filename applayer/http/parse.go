@@ -447,8 +447,6 @@ func isToken(c byte) bool {
 	return true
 }
 
-func equalFoldB(a []byte, s string) bool { return equalFoldBS(a, s) }
-
 func containsFold(h []byte, s string) bool {
 	n := len(s)
 	for i := 0; i+n <= len(h); i++ {
