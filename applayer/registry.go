@@ -150,6 +150,9 @@ type GetCtx struct {
 	// Inline says the engine runs inline (IPS): bodies are inspected as they arrive
 	// (http-body-inline: auto).
 	Inline bool
+	// PacketTime is the packet's time in Unix seconds (tls_cert_expired compares a
+	// certificate's validity with the flow's last packet time, not the wall clock).
+	PacketTime int64
 }
 
 var buffers []*Buffer
@@ -177,4 +180,92 @@ func BuffersNamed(name string) []BufferID {
 		}
 	}
 	return out
+}
+
+// Keyword is a protocol's match keyword that is not a sticky buffer and whose argument has a
+// grammar of its own (ssl_state, tls.version, tls_cert_notbefore, ftpbounce ...): detection
+// hands the rule's argument to Compile and runs the matcher it returns as one inspect engine
+// per direction of Dirs, on a transaction whose progress has reached Progress (Suricata
+// registers one inspect engine per such keyword: DetectAppLayerInspectEngineRegister).
+type Keyword struct {
+	Name  string
+	Proto Proto
+	// Dirs and Progress are as for Buffer.
+	Dirs     [2]bool
+	Progress [2]uint8
+	// Compile parses the keyword's argument as the rule wrote it (value: the text after the
+	// ':' without surrounding quotes, "" for a keyword without argument; negated: the rule
+	// parser took a leading '!' off value, for keywords that allow it) into a matcher. Its
+	// errors are the keyword's load errors.
+	Compile func(value string, negated bool) (TxMatch, error)
+}
+
+// TxMatch is a compiled Keyword: does tx match in direction dir? A false answer at the
+// keyword's progress is "no match yet"; detection stops retrying once the direction is
+// complete, as it does for buffers.
+type TxMatch func(tx Tx, dir Dir, ctx *GetCtx) bool
+
+// Value is a protocol's integer keyword (dns.opcode, dns.rrtype, tls.cert_chain_len ...):
+// Get gives a transaction's value (the i-th of a multi-valued one) and detection compares it
+// with the rule's integer expression (rules.ParseIntMatch, up to Max); a multi-valued keyword
+// matches when any value does (DetectU16Match over every element).
+type Value struct {
+	Name  string
+	Proto Proto
+	// Dirs, Progress and Multi are as for Buffer.
+	Dirs     [2]bool
+	Progress [2]uint8
+	Multi    bool
+	// Max is the largest value an expression may name.
+	Max uint64
+	// Names are symbolic values the rule may write instead of a number (dns.rcode's
+	// NXDOMAIN, dns.rrtype's MX), compared case-insensitively and allowed only as "name" or
+	// "!name" (detect_parse_uint_enum); nil for a numeric keyword.
+	Names map[string]uint64
+	Get   func(tx Tx, dir Dir, i int, ctx *GetCtx) (v uint64, ok bool)
+}
+
+var (
+	keywords []*Keyword
+	values   []*Value
+)
+
+// RegisterKeyword adds a match keyword of a protocol.
+func RegisterKeyword(k Keyword) {
+	for _, o := range keywords {
+		if o.Name == k.Name && o.Proto == k.Proto {
+			panic(fmt.Sprintf("applayer: keyword %s registered twice for %s", k.Name, k.Proto))
+		}
+	}
+	keywords = append(keywords, &k)
+}
+
+// RegisterValue adds an integer keyword of a protocol.
+func RegisterValue(v Value) {
+	for _, o := range values {
+		if o.Name == v.Name && o.Proto == v.Proto {
+			panic(fmt.Sprintf("applayer: value %s registered twice for %s", v.Name, v.Proto))
+		}
+	}
+	values = append(values, &v)
+}
+
+// KeywordFor returns proto's match keyword name, nil for none.
+func KeywordFor(name string, proto Proto) *Keyword {
+	for _, k := range keywords {
+		if k.Name == name && k.Proto == proto {
+			return k
+		}
+	}
+	return nil
+}
+
+// ValueFor returns proto's integer keyword name, nil for none.
+func ValueFor(name string, proto Proto) *Value {
+	for _, v := range values {
+		if v.Name == name && v.Proto == proto {
+			return v
+		}
+	}
+	return nil
 }
