@@ -28,6 +28,9 @@ type ProtoConfig struct {
 	// Ports says per direction (flow.ToServer: the destination port, detection-ports dp)
 	// which ports the protocol's probing parsers run on; nil uses Parser.Ports.
 	Ports [2]func(port uint16) bool
+	// UDPPorts are Ports for the UDP side of a protocol on both transports (Parser.UDP:
+	// detection-ports, else udp.detection-ports); nil uses Parser.UDP.Ports.
+	UDPPorts [2]func(port uint16) bool
 	// Conf is what Parser.Configure made of the protocol's config node.
 	Conf any
 }
@@ -62,6 +65,8 @@ type Counters struct {
 	Txs [protoMax]uint64
 	// ParserErrors counts parse errors per protocol (app_layer.error.<proto>.parser).
 	ParserErrors [protoMax]uint64
+	// FailedUDP counts the UDP flows whose detection failed (app_layer.flow.failed_udp).
+	FailedUDP uint64
 }
 
 // Add adds o to c.
@@ -71,6 +76,7 @@ func (c *Counters) Add(o *Counters) {
 		c.Txs[i] += o.Txs[i]
 		c.ParserErrors[i] += o.ParserErrors[i]
 	}
+	c.FailedUDP += o.FailedUDP
 }
 
 // Each calls fn with every counter's stats name and value, in Suricata's naming, for the
@@ -83,6 +89,9 @@ func (c *Counters) Each(fn func(name string, v uint64)) {
 		fn("app_layer.flow."+p.String(), c.Flows[p])
 	}
 	fn("app_layer.flow.failed_tcp", c.Flows[ProtoFailed])
+	if c.udp() {
+		fn("app_layer.flow.failed_udp", c.FailedUDP)
+	}
 	for p := range protoMax {
 		if parsers[p] == nil {
 			continue
@@ -117,7 +126,11 @@ type Layer struct {
 	// frame containers of ended flows, for reuse.
 	frameTypes [protoMax]uint64
 	freeFrames []*Frames
-	Counters   Counters
+	// udp, udpDP and udpSP are per protocol its UDP detection and the ports of its UDP
+	// probing parsers (nil: the protocol does not run over UDP).
+	udp          [protoMax]*UDPDetect
+	udpDP, udpSP [protoMax]func(port uint16) bool
+	Counters     Counters
 }
 
 // NoDetection says that no detection runs: transactions are freed without waiting for
@@ -211,6 +224,7 @@ func NewLayer(cfg *Config) *Layer {
 			}
 		}
 	}
+	l.initUDP()
 	return l
 }
 

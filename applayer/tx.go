@@ -50,6 +50,10 @@ type TxData struct {
 	// Updated says, per direction, that the parser changed the transaction since detection
 	// last inspected it in that direction (AppLayerTxData.updated_ts/_tc).
 	Updated [2]bool
+	// SkipInspect says, per direction, that detection never inspects the transaction in
+	// that direction (AppLayerTxData's APP_LAYER_TX_SKIP_INSPECT_TS/_TC: a DNS request tx
+	// has no to-client side, a response tx no to-server side).
+	SkipInspect [2]bool
 	// Logged is the loggers' bit set (one bit per EVE logger that wrote the tx).
 	Logged uint32
 	// Detect is detection's per-direction state of the tx (DetectEngineState): an index

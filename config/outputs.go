@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"strconv"
 	"strings"
 )
@@ -84,6 +85,8 @@ type EVEOutput struct {
 	HTTP HTTPOptions
 	// Files holds the options of the files type (fileinfo records).
 	Files FilesOptions
+	// DNS holds the options of the dns type.
+	DNS DNSOptions
 	// XFF is eve-log's own xff section, used by the types without one.
 	XFF XFFOptions
 	// Node holds all its settings.
@@ -184,6 +187,22 @@ type HTTPOptions struct {
 	Custom []string
 	// XFF is the type's xff section.
 	XFF XFFOptions
+}
+
+// DNSOptions are the options of the eve-log dns type (src/output-json-dns.c:
+// JsonDnsLogInitCtxSub, JsonDnsParseLogFormats, JsonDnsLogParseConfig).
+type DNSOptions struct {
+	// Enabled is true when dns is listed and enabled.
+	Enabled bool
+	// Version is version [3] (SURICATA_EVE_DNS_VERSION when absent; 1 or an invalid value
+	// warns and gives 3; 2 is the deprecated v2 format).
+	Version int
+	// Requests and Responses are requests / responses [yes, yes].
+	Requests, Responses bool
+	// Detailed and Grouped are formats: [detailed, grouped] (an empty list is both).
+	Detailed, Grouped bool
+	// Types lists types: the rrtype names logged (nil: all).
+	Types []string
 }
 
 // FilesOptions are the options of the eve-log files type (OutputFileLogInitSub).
@@ -397,6 +416,9 @@ func (b *builder) eve(key string, out Output) EVEOutput {
 		f.ForceMD5, f.ForceSHA1, f.ForceSHA256 = b.forceHash(k)
 		f.XFF = b.xff(t.Key)
 	}
+	if t, ok := e.Type("dns"); ok && t.Enabled {
+		e.DNS = b.dns(t.Key)
+	}
 	e.Drop = DropOptions{Flows: "start"}
 	if t, ok := e.Type("drop"); ok && t.Enabled {
 		d := &e.Drop
@@ -498,4 +520,40 @@ func (b *builder) forceHash(key string) (md5, sha1, sha256 bool) {
 		}
 	}
 	return md5, sha1, sha256
+}
+
+// dns reads a dns type's options at key.
+func (b *builder) dns(key string) DNSOptions {
+	k := key + "."
+	d := DNSOptions{Enabled: true, Version: 3, Requests: b.bool(k+"requests", true), Responses: b.bool(k+"responses", true)}
+	v, ok := b.c.String(k + "version")
+	if !ok {
+		v, ok = os.LookupEnv("SURICATA_EVE_DNS_VERSION")
+	}
+	if ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		switch {
+		case err == nil && (n == 2 || n == 3):
+			d.Version = n
+		default:
+			node, _ := b.c.Get(k + "version")
+			b.warn(node, k+"version", "invalid or unsupported dns log version %q: using 3", v)
+		}
+	}
+	formats := b.c.Children(k + "formats")
+	d.Detailed, d.Grouped = len(formats) == 0, len(formats) == 0
+	for _, f := range formats {
+		switch strings.ToLower(f.Value) {
+		case "detailed":
+			d.Detailed = true
+		case "grouped":
+			d.Grouped = true
+		}
+	}
+	for _, t := range b.c.Children(k + "types") {
+		if t.Kind == ScalarNode && !t.Null {
+			d.Types = append(d.Types, t.Value)
+		}
+	}
+	return d
 }

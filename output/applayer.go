@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/meerkat-ids/meerkat/applayer"
+	"github.com/meerkat-ids/meerkat/applayer/dns"
 	htp "github.com/meerkat-ids/meerkat/applayer/http"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
@@ -59,6 +60,9 @@ func (a *AlertApp) appLayer(j *JSON, dir flow.Direction, opt *AlertOptions) {
 		if fa.Proto == applayer.ProtoHTTP1 {
 			tx, _ := a.Tx.(*htp.Tx)
 			HTTPObject(j, tx, opt.HTTPBodyPrintable, opt.HTTPBody)
+		}
+		if tx, ok := a.Tx.(*dns.Tx); ok && fa.Proto == applayer.ProtoDNS {
+			DNSObject(j, tx)
 		}
 	}
 	if opt.Metadata {

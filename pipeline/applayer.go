@@ -51,6 +51,23 @@ func (w *worker) appLayer(pc *packetCtx, update [2]bool) *applayer.FlowApp {
 	return a.l.Ready(f, pc.dir)
 }
 
+// appUDP runs the app layer for a UDP packet of a flow (FlowWorker's AppLayerHandleUdp,
+// after the flow table and before detection): a datagram with payload goes to protocol
+// detection or the parser; a detection that finds the flow the wrong way round reverses it.
+// A packet of a flow dropped in IPS mode is not handed over.
+func (w *worker) appUDP(pc *packetCtx) {
+	a, f, p := w.app, pc.f, pc.p
+	if a == nil || f == nil || !p.IsUDP() || p.Pseudo() || f.Action == flow.ActionDrop && w.cfg.IPS {
+		return
+	}
+	a.l.Begin(f, pc.dir)
+	if len(p.Payload) > 0 && a.l.UDP(f, pc.dir, p.Payload) {
+		f.Reverse()
+		pc.dir = 1 - pc.dir
+	}
+	pc.app = a.l.Ready(f, pc.dir)
+}
+
 // appFeed hands the app layer direction d's data of flow pc.f; pseudo for the flow-end
 // flush (unACKed data too, EOF).
 func (w *worker) appFeed(pc *packetCtx, d flow.Direction, pseudo bool) {
@@ -149,8 +166,15 @@ func (w *worker) appFlush(pc *packetCtx) *applayer.FlowApp {
 // appEnd finishes the app layer's part of a packet after detection and logging: the
 // direction's update flag is cleared and finished transactions are freed.
 func (w *worker) appEnd(pc *packetCtx) {
-	if w.app == nil || pc.f == nil || pc.f.Proto != decode.ProtoTCP {
+	if w.app == nil || pc.f == nil {
 		return
 	}
-	w.app.l.End(pc.f, pc.dir, pc.p.Pseudo(), pc.streamEst, w.txLogged)
+	switch pc.f.Proto {
+	case decode.ProtoTCP:
+		w.app.l.End(pc.f, pc.dir, pc.p.Pseudo(), pc.streamEst, w.txLogged)
+	case decode.ProtoUDP:
+		if pc.app != nil {
+			w.app.l.End(pc.f, pc.dir, pc.p.Pseudo(), true, w.txLogged)
+		}
+	}
 }

@@ -54,6 +54,9 @@ type Outputs struct {
 	EVEHTTP, EVEFiles bool
 	HTTP              output.HTTPOptions
 	Files             output.FileOptions
+	// EVEDNS writes dns records (eve-log types dns) with the options DNS.
+	EVEDNS bool
+	DNS    output.DNSOptions
 }
 
 // Config is everything a run needs.

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/applayer"
+	dnsp "github.com/meerkat-ids/meerkat/applayer/dns"
 	htp "github.com/meerkat-ids/meerkat/applayer/http"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
@@ -15,6 +16,7 @@ import (
 const (
 	loggedHTTP     uint32 = 1 << 0
 	loggedFiles    uint32 = 1 << 1
+	loggedDNS      uint32 = 1 << 2
 	fileCountShift        = 8
 	fileCountMax          = 0xff
 )
@@ -57,6 +59,21 @@ func (w *worker) logTxs(pc *packetCtx) {
 	for i, n := 0, st.TxCount(); i < n; i++ {
 		tx := st.TxAt(i)
 		td := tx.TxData()
+		if dt, isDNS := tx.(*dnsp.Tx); isDNS {
+			if anomalies && !td.Events.Empty() {
+				output.TxAnomalies(&w.json, pc.p, pc.f, app, tx, &td.EventsLogged, w.eve.Line)
+			}
+			// JsonDnsLogger: a tx is complete when made, and logged on the packet that
+			// carried it (or the first logging packet after).
+			if outs.EVEDNS && td.Logged&loggedDNS == 0 {
+				if output.DNSLogged(dt, &outs.DNS) {
+					output.DNSRecord(&w.json, pc.p, pc.f, pc.dir, dt, &outs.DNS)
+					w.eve.Line(w.json.B)
+				}
+				td.Logged |= loggedDNS
+			}
+			continue
+		}
 		ht, isHTTP := tx.(*htp.Tx)
 		if outs.EVEFiles && isHTTP {
 			w.logFiles(pc, app, ht, eof)
@@ -139,6 +156,9 @@ func (w *worker) logFileList(pc *packetCtx, app *applayer.FlowApp, tx *htp.Tx, d
 func (w *worker) txLogged(tx applayer.Tx) bool {
 	if w.eve.W == nil {
 		return true
+	}
+	if _, ok := tx.(*dnsp.Tx); ok {
+		return !w.cfg.Outputs.EVEDNS || tx.TxData().Logged&loggedDNS != 0
 	}
 	if _, ok := tx.(*htp.Tx); !ok {
 		return true

@@ -172,6 +172,7 @@ func (w *worker) handle(p *decode.Packet) {
 		pc := packetCtx{p: p}
 		pc.f, pc.dir = w.flows.Packet(p)
 		w.track(&pc)
+		w.appUDP(&pc)
 		w.logAnomalies(&pc)
 		w.logTxs(&pc)
 		w.appEnd(&pc)
@@ -186,6 +187,9 @@ func (w *worker) handle(p *decode.Packet) {
 		w.preStream(&pc)
 	}
 	w.track(&pc)
+	if !(w.cfg.Firewall && w.tc.Verdict.Dropped()) {
+		w.appUDP(&pc) // not for a packet the firewall dropped already (ACTION_DROP)
+	}
 	if w.cfg.Firewall {
 		w.inspectFirewall(&pc)
 	} else if !w.inspect(&pc) {
@@ -260,7 +264,7 @@ func (w *worker) inspect(pc *packetCtx) bool {
 		return false
 	}
 	if f != nil && (f.Action == flow.ActionPass || f.Action == flow.ActionDrop) {
-		if w.app != nil && f.Proto == decode.ProtoTCP {
+		if w.app != nil && (f.Proto == decode.ProtoTCP || f.Proto == decode.ProtoUDP) {
 			w.app.l.NoInspection(f) // its transactions are freed once logged
 		}
 		if w.cfg.IPS {

@@ -599,6 +599,7 @@ func openOutputs(st *config.Settings, logDir string) (pipeline.Outputs, func() e
 			SHA1: eve.Files.ForceSHA1 || st.Outputs.FileStoreSHA1, SHA256: eve.Files.ForceSHA256 || st.Outputs.FileStoreSHA256}
 		outs.Alert.FileHashes = hashes
 		outs.EVEHTTP = eve.HTTP.Enabled
+		outs.EVEDNS, outs.DNS = eve.DNS.Enabled, dnsOptions(&eve.DNS)
 		outs.HTTP = output.HTTPOptions{Extended: eve.HTTP.Extended, XFF: xffConfig(eve.HTTP.XFF, eve.XFF)}
 		outs.HTTP.RequestHeaders, outs.HTTP.ResponseHeaders = output.ParseDumpAllHeaders(eve.HTTP.DumpAllHeaders)
 		for _, c := range eve.HTTP.Custom {
