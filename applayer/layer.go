@@ -67,6 +67,8 @@ type Counters struct {
 	ParserErrors [protoMax]uint64
 	// FailedUDP counts the UDP flows whose detection failed (app_layer.flow.failed_udp).
 	FailedUDP uint64
+	// FlowsUDP, TxsUDP and ParserErrorsUDP are Flows, Txs and ParserErrors of UDP flows.
+	FlowsUDP, TxsUDP, ParserErrorsUDP [protoMax]uint64
 }
 
 // Add adds o to c.
@@ -75,6 +77,9 @@ func (c *Counters) Add(o *Counters) {
 		c.Flows[i] += o.Flows[i]
 		c.Txs[i] += o.Txs[i]
 		c.ParserErrors[i] += o.ParserErrors[i]
+		c.FlowsUDP[i] += o.FlowsUDP[i]
+		c.TxsUDP[i] += o.TxsUDP[i]
+		c.ParserErrorsUDP[i] += o.ParserErrorsUDP[i]
 	}
 	c.FailedUDP += o.FailedUDP
 }
@@ -83,27 +88,55 @@ func (c *Counters) Add(o *Counters) {
 // protocols that have a parser.
 func (c *Counters) Each(fn func(name string, v uint64)) {
 	for p := range protoMax {
-		if parsers[p] == nil {
-			continue
-		}
-		fn("app_layer.flow."+p.String(), c.Flows[p])
+		c.each(p, "app_layer.flow.", "", &c.Flows, &c.FlowsUDP, fn)
 	}
 	fn("app_layer.flow.failed_tcp", c.Flows[ProtoFailed])
 	if c.udp() {
 		fn("app_layer.flow.failed_udp", c.FailedUDP)
 	}
 	for p := range protoMax {
-		if parsers[p] == nil {
-			continue
-		}
-		fn("app_layer.tx."+p.String(), c.Txs[p])
+		c.each(p, "app_layer.tx.", "", &c.Txs, &c.TxsUDP, fn)
 	}
 	for p := range protoMax {
-		if parsers[p] == nil {
-			continue
-		}
-		fn("app_layer.error."+p.String()+".parser", c.ParserErrors[p])
+		c.each(p, "app_layer.error.", ".parser", &c.ParserErrors, &c.ParserErrorsUDP, fn)
 	}
+}
+
+// each writes protocol p's counter of tcp and udp: a protocol on both transports has one per
+// transport (<proto>_tcp, <proto>_udp: AppLayerSetupCounters), a UDP-only one the UDP count.
+func (c *Counters) each(p Proto, prefix, suffix string, tcp, udp *[protoMax]uint64, fn func(string, uint64)) {
+	ps := parsers[p]
+	switch {
+	case ps == nil:
+	case ps.OnTCP() && ps.OnUDP():
+		fn(prefix+p.String()+"_tcp"+suffix, tcp[p])
+		fn(prefix+p.String()+"_udp"+suffix, udp[p])
+	case ps.OnUDP():
+		fn(prefix+p.String()+suffix, udp[p])
+	default:
+		fn(prefix+p.String()+suffix, tcp[p])
+	}
+}
+
+func (c *Counters) flows(udp bool) *[protoMax]uint64 {
+	if udp {
+		return &c.FlowsUDP
+	}
+	return &c.Flows
+}
+
+func (c *Counters) txs(udp bool) *[protoMax]uint64 {
+	if udp {
+		return &c.TxsUDP
+	}
+	return &c.Txs
+}
+
+func (c *Counters) errors(udp bool) *[protoMax]uint64 {
+	if udp {
+		return &c.ParserErrorsUDP
+	}
+	return &c.ParserErrors
 }
 
 // Layer is one worker's app layer: the flows' app-layer states, indexed by flow slot, and
@@ -200,6 +233,8 @@ type flowApp struct {
 	streamOff [2]uint64
 	// frames are the flow's frames, nil while none is tracked.
 	frames *Frames
+	// udp says the flow is UDP (its counters are the UDP ones).
+	udp bool
 }
 
 // NewLayer makes a worker's app layer.
@@ -579,16 +614,33 @@ func lower(c byte) byte {
 // registered for the flow's destination port or its source port; done says no candidate is
 // left.
 func (l *Layer) pp(fa *flowApp, d Dir, data []byte) (Proto, bool, bool) {
+	p, rev, done, tried := l.ppPorts(fa, d, data, fa.dp, fa.sp, 0)
+	if p == ProtoUnknown && l.cfg.Midstream {
+		// No match and midstream: the ports are tried the other way round
+		// (AppLayerProtoDetectPPGetProto's again_midstream), for a flow picked up by the
+		// server's packet.
+		var done2 bool
+		p, rev, done2, _ = l.ppPorts(fa, d, data, fa.sp, fa.dp, tried)
+		done = done && done2
+	}
+	return p, rev, done
+}
+
+// ppPorts is one round of pp with the destination and source ports dp and sp, skipping the
+// protocols in skip; tried are the protocols whose ports matched.
+func (l *Layer) ppPorts(fa *flowApp, d Dir, data []byte, dp, sp uint16, skip uint64) (Proto, bool, bool, uint64) {
 	left := false
+	var tried uint64
 	for p, ps := range parsers {
 		if ps == nil || ps.Probe[d] == nil && ps.Probe[1-d] == nil || !l.cfg.Protocols[p].Enabled ||
-			fa.ppMask[d]&(1<<p) != 0 {
+			fa.ppMask[d]&(1<<p) != 0 || skip&(1<<p) != 0 {
 			continue
 		}
 		if dpm, spm := l.probeDP[p], l.probeSP[p]; (dpm != nil || spm != nil) &&
-			!(dpm != nil && dpm(fa.dp) || spm != nil && spm(fa.sp)) {
+			!(dpm != nil && dpm(dp) || spm != nil && spm(sp)) {
 			continue // not on this flow's ports
 		}
+		tried |= 1 << p
 		if len(data) < ps.ProbeMin {
 			left = true
 			continue
@@ -605,9 +657,9 @@ func (l *Layer) pp(fa *flowApp, d Dir, data []byte) (Proto, bool, bool) {
 		}
 		switch probe(data[:min(len(data), max(ps.ProbeMax, ps.ProbeMin))]) {
 		case ProbeMatch:
-			return Proto(p), other, true
+			return Proto(p), other, true, tried
 		case ProbeMatchReverse:
-			return Proto(p), !other, true
+			return Proto(p), !other, true, tried
 		case ProbeFail:
 			fa.ppMask[d] |= 1 << p
 		default:
@@ -618,7 +670,7 @@ func (l *Layer) pp(fa *flowApp, d Dir, data []byte) (Proto, bool, bool) {
 			}
 		}
 	}
-	return ProtoUnknown, false, !left
+	return ProtoUnknown, false, !left, tried
 }
 
 // flagDone sets the detection-done flag for direction d (FlagPacketFlow): the flow's
@@ -710,7 +762,7 @@ func (l *Layer) parsed(fa *flowApp, d Dir, data []byte, r Result) DataResult {
 // parseError disables the app layer for the flow after a parser error; its transactions
 // stay to be logged.
 func (l *Layer) parseError(fa *flowApp, err error) DataResult {
-	l.Counters.ParserErrors[fa.Proto]++
+	l.Counters.errors(fa.udp)[fa.Proto]++
 	fa.Disabled = true
 	return DataResult{Disable: true, Err: err}
 }
@@ -734,14 +786,14 @@ func (l *Layer) disable(fa *flowApp, pktDir Dir) {
 
 func (l *Layer) countFlow(fa *flowApp) {
 	fa.counted = true
-	l.Counters.Flows[fa.Proto]++
+	l.Counters.flows(fa.udp)[fa.Proto]++
 }
 
 // countTxs counts the transactions the parser created.
 func (l *Layer) countTxs(fa *flowApp) {
 	if n := fa.State.TxCount(); n > 0 {
 		if id := fa.State.TxAt(n-1).TxData().ID + 1; id > fa.txSeen {
-			l.Counters.Txs[fa.Proto] += id - fa.txSeen
+			l.Counters.txs(fa.udp)[fa.Proto] += id - fa.txSeen
 			fa.txSeen = id
 		}
 	}

@@ -38,6 +38,7 @@ func (l *Layer) initUDP() {
 // direction; the payload was parsed as the other direction's.
 func (l *Layer) UDP(f *flow.Flow, dir Dir, payload []byte) (reversed bool) {
 	fa := l.flows.At(f)
+	fa.udp = true
 	if fa.Disabled || fa.ProtoDir[0] == ProtoFailed && fa.ProtoDir[1] == ProtoFailed {
 		return false
 	}
@@ -79,7 +80,7 @@ func (l *Layer) UDP(f *flow.Flow, dir Dir, payload []byte) (reversed bool) {
 			if fa.Proto == ProtoFailed {
 				l.Counters.FailedUDP++
 			} else {
-				l.Counters.Flows[fa.Proto]++
+				l.Counters.FlowsUDP[fa.Proto]++
 			}
 		}
 	}

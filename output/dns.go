@@ -17,6 +17,8 @@ type DNSOptions struct {
 	// Detailed and Grouped are formats: detailed (the answers array) and grouped (the
 	// grouped object) [both].
 	Detailed, Grouped bool
+	// Version2 writes the deprecated version 2 records.
+	Version2 bool
 	// Types, when not nil, are the rrtypes logged (types: [...]): a tx is logged when one of
 	// its question types is, and only those questions are listed. nil logs every type.
 	Types *[1024]uint64
@@ -52,10 +54,16 @@ func DNSLogged(tx *dns.Tx, o *DNSOptions) bool {
 	return false
 }
 
-// DNSRecord writes the EVE dns record (v3) of tx on packet p of direction pktDir: on UDP the
-// packet's own addresses (LOG_DIR_PACKET), on TCP a request in the flow's direction and a
-// response reversed.
-func DNSRecord(j *JSON, p *decode.Packet, f *flow.Flow, pktDir flow.Direction, tx *dns.Tx, o *DNSOptions) {
+// DNSRecords writes the EVE dns records of tx on packet p of direction pktDir, handing each
+// to line (JsonDnsLogger). Version 3: one record, on UDP with the packet's own addresses
+// (LOG_DIR_PACKET), on TCP a request in the flow's direction and a response reversed.
+// Version 2 (deprecated): in the flow's direction, one "query" record per question up to the
+// first one whose type is not logged, or one "answer" record for a response.
+func DNSRecords(j *JSON, p *decode.Packet, f *flow.Flow, pktDir flow.Direction, tx *dns.Tx, o *DNSOptions, line func([]byte)) {
+	if o.Version2 {
+		dnsV2(j, p, f, pktDir, tx, o, line)
+		return
+	}
 	j.Reset()
 	j.Begin()
 	logDir := pktDir
@@ -65,6 +73,62 @@ func DNSRecord(j *JSON, p *decode.Packet, f *flow.Flow, pktDir flow.Direction, t
 	flowHeader(j, p, f, pktDir, logDir, "dns", nil, nil)
 	dnsObject(j, tx, o)
 	j.End()
+	line(j.B)
+}
+
+// dnsV2 is JsonDnsLoggerToServer / JsonDnsLoggerToClient (v2 records).
+func dnsV2(j *JSON, p *decode.Packet, f *flow.Flow, pktDir flow.Direction, tx *dns.Tx, o *DNSOptions, line func([]byte)) {
+	m := &tx.Msg
+	h := &m.Header
+	if tx.Request {
+		for _, q := range m.Queries { // dns_log_query, i = 0, 1, ... until one is not logged
+			if !o.typeOn(q.Type) {
+				return
+			}
+			j.Reset()
+			j.Begin()
+			flowHeader(j, p, f, pktDir, flow.ToServer, "dns", nil, nil)
+			j.Object("dns")
+			j.Uint("version", 2)
+			j.String("type", "query")
+			j.Uint("id", uint64(h.ID))
+			dnsString(j, "rrname", m.Bytes(q.Name))
+			if q.Name.Truncated {
+				j.Bool("rrname_truncated", true)
+			}
+			dnsType(j, "rrtype", q.Type)
+			j.Uint("tx_id", tx.TxData().ID)
+			if h.Flags&dns.FlagZ != 0 {
+				j.Bool("z", true)
+			}
+			j.Uint("opcode", uint64(h.Opcode()))
+			j.Close('}')
+			j.End()
+			line(j.B)
+		}
+		return
+	}
+	j.Reset()
+	j.Begin()
+	flowHeader(j, p, f, pktDir, flow.ToServer, "dns", nil, nil)
+	j.Object("dns")
+	j.Uint("version", 2)
+	j.String("type", "answer") // dns_log_json_answer
+	j.Uint("id", uint64(h.ID))
+	dnsHeaderFlags(j, h)
+	if len(m.Queries) > 0 {
+		q := &m.Queries[0]
+		dnsString(j, "rrname", m.Bytes(q.Name))
+		if q.Name.Truncated {
+			j.Bool("rrname_truncated", true)
+		}
+		dnsType(j, "rrtype", q.Type)
+	}
+	dnsRcode(j, h)
+	dnsSections(j, m, o)
+	j.Close('}')
+	j.End()
+	line(j.B)
 }
 
 // alertDNSOptions are AlertJsonDns's: detailed answers, every type.
@@ -87,27 +151,8 @@ func dnsObject(j *JSON, tx *dns.Tx, o *DNSOptions) {
 	}
 	j.Uint("tx_id", tx.TxData().ID)
 	j.Uint("id", uint64(h.ID))
-	j.key("flags")
-	j.B = append(j.B, '"')
-	j.B = strconv.AppendUint(j.B, uint64(h.Flags), 16)
-	j.B = append(j.B, '"')
-	for _, b := range [...]struct {
-		bit uint16
-		k   string
-	}{{dns.FlagQR, "qr"}, {dns.FlagAA, "aa"}, {dns.FlagTC, "tc"}, {dns.FlagRD, "rd"}, {dns.FlagRA, "ra"}, {dns.FlagZ, "z"}} {
-		if h.Flags&b.bit != 0 {
-			j.Bool(b.k, true)
-		}
-	}
-	j.Uint("opcode", uint64(h.Opcode()))
-	if n := dns.RcodeName(h.Rcode()); n != "" {
-		j.String("rcode", n)
-	} else {
-		j.key("rcode")
-		j.B = append(j.B, '"')
-		j.B = strconv.AppendUint(j.B, uint64(h.Rcode()), 10)
-		j.B = append(j.B, '"')
-	}
+	dnsHeaderFlags(j, h)
+	dnsRcode(j, h)
 	if len(m.Queries) > 0 {
 		j.Array("queries")
 		for _, q := range m.Queries {
@@ -124,6 +169,41 @@ func dnsObject(j *JSON, tx *dns.Tx, o *DNSOptions) {
 		}
 		j.Close(']')
 	}
+	dnsSections(j, m, o)
+	j.Close('}')
+}
+
+// dnsHeaderFlags writes flags (lowercase hex), the set flag booleans and the opcode.
+func dnsHeaderFlags(j *JSON, h *dns.Header) {
+	j.key("flags")
+	j.B = append(j.B, '"')
+	j.B = strconv.AppendUint(j.B, uint64(h.Flags), 16)
+	j.B = append(j.B, '"')
+	for _, b := range [...]struct {
+		bit uint16
+		k   string
+	}{{dns.FlagQR, "qr"}, {dns.FlagAA, "aa"}, {dns.FlagTC, "tc"}, {dns.FlagRD, "rd"}, {dns.FlagRA, "ra"}, {dns.FlagZ, "z"}} {
+		if h.Flags&b.bit != 0 {
+			j.Bool(b.k, true)
+		}
+	}
+	j.Uint("opcode", uint64(h.Opcode()))
+}
+
+// dnsRcode writes rcode (dns_rcode_string: the name, else the number).
+func dnsRcode(j *JSON, h *dns.Header) {
+	if n := dns.RcodeName(h.Rcode()); n != "" {
+		j.String("rcode", n)
+		return
+	}
+	j.key("rcode")
+	j.B = append(j.B, '"')
+	j.B = strconv.AppendUint(j.B, uint64(h.Rcode()), 10)
+	j.B = append(j.B, '"')
+}
+
+// dnsSections writes the answers (detailed and/or grouped), authorities and additionals.
+func dnsSections(j *JSON, m *dns.Message, o *DNSOptions) {
 	if len(m.Answers) > 0 {
 		if o.Detailed {
 			j.Array("answers")
@@ -158,7 +238,6 @@ func dnsObject(j *JSON, tx *dns.Tx, o *DNSOptions) {
 	if open {
 		j.Close(']')
 	}
-	j.Close('}')
 }
 
 // dnsDetails writes a record's detail objects (dns_log_json_answer_detail): one per TXT

@@ -67,8 +67,7 @@ func (w *worker) logTxs(pc *packetCtx) {
 			// carried it (or the first logging packet after).
 			if outs.EVEDNS && td.Logged&loggedDNS == 0 {
 				if output.DNSLogged(dt, &outs.DNS) {
-					output.DNSRecord(&w.json, pc.p, pc.f, pc.dir, dt, &outs.DNS)
-					w.eve.Line(w.json.B)
+					output.DNSRecords(&w.json, pc.p, pc.f, pc.dir, dt, &outs.DNS, w.eve.Line)
 				}
 				td.Logged |= loggedDNS
 			}

@@ -16,7 +16,7 @@ import (
 // dnsOptions turns the eve-log dns type's settings into the dns logger's options; an rrtype
 // name it does not know is left out (the type list then filters on the others).
 func dnsOptions(c *config.DNSOptions) output.DNSOptions {
-	o := output.DNSOptions{Requests: c.Requests, Responses: c.Responses, Detailed: c.Detailed, Grouped: c.Grouped}
+	o := output.DNSOptions{Requests: c.Requests, Responses: c.Responses, Detailed: c.Detailed, Grouped: c.Grouped, Version2: c.Version == 2}
 	for _, name := range c.Types {
 		if t, ok := output.ParseDNSType(name); ok {
 			o.AddType(t)
