@@ -269,3 +269,19 @@ func ValueFor(name string, proto Proto) *Value {
 	}
 	return nil
 }
+
+// HasKeyword reports whether some protocol registered a match keyword or an integer keyword
+// name.
+func HasKeyword(name string) bool {
+	for _, k := range keywords {
+		if k.Name == name {
+			return true
+		}
+	}
+	for _, v := range values {
+		if v.Name == name {
+			return true
+		}
+	}
+	return false
+}
