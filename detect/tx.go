@@ -350,6 +350,11 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 				firstErr, ok = cmpErr(firstErr, Missing{"keyword", b.Name}), false
 				break
 			}
+			if ab.Use != nil {
+				if err := ab.Use(); err != nil {
+					return nil, err
+				}
+			}
 			// SigConsolidateDirection: a buffer of both directions follows the rule's
 			// direction; a transactional rule's buffers are each of one direction.
 			added := false

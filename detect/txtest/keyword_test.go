@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/meerkat-ids/meerkat/applayer"
@@ -216,4 +217,50 @@ func parseAll(t testing.TB, texts ...string) []*rules.Rule {
 		rs = append(rs, r)
 	}
 	return rs
+}
+
+// queryUses counts the rules that loaded with the stand-in's dns.query; refuseQuery makes
+// its Use refuse them.
+var queryUses, refuseQuery = 0, false
+
+func init() {
+	applayer.RegisterBuffer(applayer.Buffer{Name: "dns.query", Proto: applayer.ProtoDNS, Dirs: [2]bool{true, false},
+		Progress: [2]uint8{progLine, progLine},
+		Get: func(tx applayer.Tx, dir applayer.Dir, _ int, _ *applayer.GetCtx) ([]byte, bool) {
+			l := lineTxOf(tx).start[dir]
+			return l, l != nil
+		},
+		Use: func() error {
+			if refuseQuery {
+				return fmt.Errorf("dns.query support is not enabled")
+			}
+			queryUses++
+			return nil
+		}})
+}
+
+// TestBufferUse: a buffer's Use hears of every rule that inspects it as the rule loads, and
+// its error refuses the rule (ja3.hash with ja3-fingerprints: no).
+func TestBufferUse(t *testing.T) {
+	queryUses, refuseQuery = 0, false
+	t.Cleanup(func() { refuseQuery = false })
+	rs := parseAll(t, `alert dns any any -> any any (dns.query; content:"a"; sid:1;)`,
+		`alert dns any any -> any any (dns.query; content:"b"; sid:2;)`, `alert dns any any -> any any (dns.opcode:1; sid:3;)`)
+	e, errs, err := detect.Build(rs, detect.Config{})
+	if err != nil || len(errs) > 0 {
+		t.Fatal(err, errs)
+	}
+	e.Close()
+	if queryUses < 2 { // at least once per rule (the engine compiles twice)
+		t.Errorf("Use called %d times, want at least 2", queryUses)
+	}
+	refuseQuery = true
+	e, errs, err = detect.Build(rs, detect.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if len(errs) != 2 || !strings.Contains(errs[0].Error(), "dns.query support is not enabled") {
+		t.Errorf("errors %v, want the two dns.query rules refused", errs)
+	}
 }
