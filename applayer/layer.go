@@ -840,8 +840,10 @@ func (l *Layer) End(f *flow.Flow, dir Dir, pseudo, established bool, done func(t
 	for i := range n {
 		tx := fa.State.TxAt(i)
 		td := tx.TxData()
+		// A direction the tx is never inspected in does not wait for that direction's
+		// inspect id (AppLayerParserTransactionsCleanup takes SKIP_INSPECT as inspected).
 		if td.Progress[0] < fa.Parser.Complete[0] || td.Progress[1] < fa.Parser.Complete[1] ||
-			!l.noDetect && !fa.noInspect && (td.ID >= fa.InspectID[0] || td.ID >= fa.InspectID[1]) || !done(tx) {
+			!l.noDetect && !fa.noInspect && (td.ID >= fa.InspectID[0] && !td.SkipInspect[0] || td.ID >= fa.InspectID[1] && !td.SkipInspect[1]) || !done(tx) {
 			break
 		}
 		below = td.ID + 1

@@ -84,3 +84,18 @@ func TestUDPNotPort(t *testing.T) {
 		t.Errorf("after the other side: %v", fa.Proto)
 	}
 }
+
+// TestUDPRequestsFreed: on a flow of unanswered requests the request txs are freed once the
+// to-server side is done with them: they are never inspected to the client, so the
+// to-client inspect id does not hold them (AppLayerParserTransactionsCleanup).
+func TestUDPRequestsFreed(t *testing.T) {
+	l, f := udpLayer(t, false, 40000, 53)
+	for i := range 3 {
+		fa, _ := datagram(l, f, flow.ToServer, googleQuery())
+		fa.InspectID[flow.ToServer] = uint64(i + 1) // what detection's tx stage does
+		l.End(f, flow.ToServer, false, true, func(applayer.Tx) bool { return true })
+		if n := fa.State.TxCount(); n != 0 {
+			t.Fatalf("request %d: %d live txs", i, n)
+		}
+	}
+}
