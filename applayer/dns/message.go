@@ -117,6 +117,8 @@ type Message struct {
 	Opts    []Opt
 	arena   []byte
 	flags   uint8
+	// dry validates without keeping anything (the probers): no names, strings or records.
+	dry bool
 }
 
 // Bytes returns the bytes of s.
@@ -186,7 +188,9 @@ func (m *Message) parse(msg []byte, h Header) perr {
 		if next+4 > len(msg) {
 			return errIncomplete
 		}
-		m.Queries = append(m.Queries, Query{Name: name, Type: binary.BigEndian.Uint16(msg[next:]), Class: binary.BigEndian.Uint16(msg[next+2:])})
+		if !m.dry {
+			m.Queries = append(m.Queries, Query{Name: name, Type: binary.BigEndian.Uint16(msg[next:]), Class: binary.BigEndian.Uint16(msg[next+2:])})
+		}
 		pos = next + 4
 	}
 	var e perr
@@ -217,7 +221,9 @@ func (m *Message) section(msg []byte, pos, count int, out []RR) ([]RR, int, perr
 		if e != pOK {
 			return out, pos, e
 		}
-		out = append(out, rr)
+		if !m.dry {
+			out = append(out, rr)
+		}
 		pos = next
 	}
 	return out, pos, pOK
@@ -285,7 +291,9 @@ func (m *Message) record(msg []byte, pos int) (RR, int, perr) {
 			if !ok2 {
 				return rr, pos, errBad
 			}
-			m.Strings = append(m.Strings, s)
+			if !m.dry {
+				m.Strings = append(m.Strings, s)
+			}
 			p += 1 + l
 		}
 		rr.Sub[1] = uint32(len(m.Strings))
@@ -314,7 +322,9 @@ func (m *Message) record(msg []byte, pos int) (RR, int, perr) {
 			if !ok2 {
 				return rr, pos, errBad
 			}
-			m.Opts = append(m.Opts, Opt{Code: code, Data: s})
+			if !m.dry {
+				m.Opts = append(m.Opts, Opt{Code: code, Data: s})
+			}
 			p += 4 + l
 		}
 		rr.Sub[1] = uint32(len(m.Opts))
@@ -330,8 +340,11 @@ func (m *Message) record(msg []byte, pos int) (RR, int, perr) {
 	return rr, end, pOK
 }
 
-// store copies b into the arena.
+// store copies b into the arena (nothing when dry).
 func (m *Message) store(b []byte) (Span, bool) {
+	if m.dry {
+		return Span{}, true
+	}
 	if len(m.arena)+len(b) > maxArena {
 		return Span{}, false
 	}
@@ -349,9 +362,14 @@ func (m *Message) store(b []byte) (Span, bool) {
 // when no pointer was followed.
 func (m *Message) name(msg []byte, pos, end int) (int, Span, perr) {
 	start := len(m.arena)
+	nlen := 0 // the assembled length (the arena holds the bytes unless dry)
 	pivot := -1
 	steps := 0
 	var fl uint8
+	fail := func(e perr) (int, Span, perr) {
+		m.arena = m.arena[:start]
+		return pos, Span{}, e
+	}
 	for pos < end {
 		l := msg[pos]
 		if l == 0 {
@@ -362,25 +380,28 @@ func (m *Message) name(msg []byte, pos, end int) (int, Span, perr) {
 		case 0:
 			n := int(l)
 			if pos+1+n > end {
-				m.arena = m.arena[:start]
-				return pos, Span{}, errIncomplete
+				return fail(errIncomplete)
 			}
 			if fl&nameTruncated == 0 {
-				if len(m.arena) > start {
-					m.arena = append(m.arena, '.')
+				if nlen > 0 {
+					nlen++
+					if !m.dry {
+						m.arena = append(m.arena, '.')
+					}
 				}
-				m.arena = append(m.arena, msg[pos+1:pos+1+n]...)
+				nlen += n
+				if !m.dry {
+					m.arena = append(m.arena, msg[pos+1:pos+1+n]...)
+				}
 			}
 			pos += 1 + n
 		case 0xc0:
 			if pos+2 > end {
-				m.arena = m.arena[:start]
-				return pos, Span{}, errIncomplete
+				return fail(errIncomplete)
 			}
 			off := int(binary.BigEndian.Uint16(msg[pos:]) & 0x3fff)
 			if off > len(msg) {
-				m.arena = m.arena[:start]
-				return pos, Span{}, errBad
+				return fail(errBad)
 			}
 			// The Rust parser compares the slices' contents: a pointer whose target reads
 			// the same to the end as the pointer's own remaining input loops on itself.
@@ -389,16 +410,14 @@ func (m *Message) name(msg []byte, pos, end int) (int, Span, perr) {
 				if pivot >= 0 {
 					goto done
 				}
-				m.arena = m.arena[:start]
-				return pos, Span{}, errBad
+				return fail(errBad)
 			}
 			if pivot < 0 {
 				pivot = pos + 2
 			}
 			pos, end = off, len(msg)
 		default:
-			m.arena = m.arena[:start]
-			return pos, Span{}, errBad
+			return fail(errBad)
 		}
 		steps++
 		if steps > maxLabelSteps {
@@ -407,24 +426,28 @@ func (m *Message) name(msg []byte, pos, end int) (int, Span, perr) {
 				fl |= nameTruncated
 				break
 			}
-			m.arena = m.arena[:start]
-			return pos, Span{}, errBad
+			return fail(errBad)
 		}
-		if len(m.arena)-start > maxNameLen {
-			m.arena = m.arena[:start+maxNameLen]
+		if nlen > maxNameLen {
+			nlen = maxNameLen
+			if !m.dry {
+				m.arena = m.arena[:start+maxNameLen]
+			}
 			fl |= nameTruncated
 			if pivot >= 0 {
 				break
 			}
 		}
 		if len(m.arena) > maxArena {
-			m.arena = m.arena[:start]
-			return pos, Span{}, errBad
+			return fail(errBad)
 		}
 	}
 done:
 	m.flags |= fl
-	s := Span{Off: uint32(start), Len: uint32(len(m.arena) - start), Truncated: fl&nameTruncated != 0}
+	s := Span{Off: uint32(start), Len: uint32(nlen), Truncated: fl&nameTruncated != 0}
+	if m.dry {
+		s.Len = 0
+	}
 	if pivot >= 0 {
 		return pivot, s, pOK
 	}

@@ -391,6 +391,14 @@ func TestAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, run); n != 0 {
 		t.Errorf("%.1f allocations per request/response", n)
 	}
+	probe := func() {
+		ProbeUDP(r, flow.ToClient)
+		ProbeTCP(tcp(q), flow.ToServer)
+	}
+	probe()
+	if n := testing.AllocsPerRun(100, func() { ProbeUDP(r, flow.ToClient) }); n != 0 {
+		t.Errorf("%.1f allocations per UDP probe", n)
+	}
 	st := NewState(true)
 	stream := tcp(q, q)
 	runTCP := func() {

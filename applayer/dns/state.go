@@ -291,7 +291,7 @@ func probe(data []byte, dlen int) (dns, request, incomplete bool) {
 		dns, request = headerValid(&h, dlen)
 		return dns, request, false
 	}
-	var m Message
+	m := Message{dry: true} // validates only: nothing is kept, nothing allocated
 	switch m.parse(data, h) {
 	case errIncomplete:
 		return false, false, true
