@@ -6,6 +6,7 @@ import (
 
 	"github.com/meerkat-ids/meerkat/applayer"
 	htp "github.com/meerkat-ids/meerkat/applayer/http"
+	"github.com/meerkat-ids/meerkat/applayer/smtp"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
 )
@@ -59,6 +60,10 @@ func (a *AlertApp) appLayer(j *JSON, dir flow.Direction, opt *AlertOptions) {
 		if fa.Proto == applayer.ProtoHTTP1 {
 			tx, _ := a.Tx.(*htp.Tx)
 			HTTPObject(j, tx, opt.HTTPBodyPrintable, opt.HTTPBody)
+		}
+		if fa.Proto == applayer.ProtoSMTP {
+			tx, _ := a.Tx.(*smtp.Tx)
+			SMTPAlertObjects(j, tx)
 		}
 	}
 	if opt.Metadata {

@@ -54,6 +54,9 @@ type Outputs struct {
 	EVEHTTP, EVEFiles bool
 	HTTP              output.HTTPOptions
 	Files             output.FileOptions
+	// EVESMTP writes smtp records (eve-log types smtp) with the options SMTP.
+	EVESMTP bool
+	SMTP    output.SMTPOptions
 }
 
 // Config is everything a run needs.

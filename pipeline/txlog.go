@@ -4,6 +4,7 @@ import (
 	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/applayer"
 	htp "github.com/meerkat-ids/meerkat/applayer/http"
+	"github.com/meerkat-ids/meerkat/applayer/smtp"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
@@ -15,6 +16,7 @@ import (
 const (
 	loggedHTTP     uint32 = 1 << 0
 	loggedFiles    uint32 = 1 << 1
+	loggedSMTP     uint32 = 1 << 2
 	fileCountShift        = 8
 	fileCountMax          = 0xff
 )
@@ -53,6 +55,7 @@ func (w *worker) logTxs(pc *packetCtx) {
 	eof := pseudo
 	httpOn := outs.EVEHTTP && app.Proto == applayer.ProtoHTTP1
 	anomalies := outs.Anomaly.AppLayer
+	smtpOn := outs.EVESMTP && app.Proto == applayer.ProtoSMTP
 	comp := app.Parser.Complete
 	for i, n := 0, st.TxCount(); i < n; i++ {
 		tx := st.TxAt(i)
@@ -69,6 +72,12 @@ func (w *worker) logTxs(pc *packetCtx) {
 			output.HTTPRecord(&w.json, pc.p, pc.f, pc.dir, ht, &outs.HTTP)
 			w.eve.Line(w.json.B)
 			td.Logged |= loggedHTTP
+		}
+		// smtp: a mail transaction once done (progress 1/1), or at the flow's end
+		if st, ok := tx.(*smtp.Tx); ok && smtpOn && td.Logged&loggedSMTP == 0 && (eof || st.Done) {
+			output.SMTPRecord(&w.json, pc.p, pc.f, pc.dir, st, &outs.SMTP)
+			w.eve.Line(w.json.B)
+			td.Logged |= loggedSMTP
 		}
 	}
 }
@@ -140,10 +149,13 @@ func (w *worker) txLogged(tx applayer.Tx) bool {
 	if w.eve.W == nil {
 		return true
 	}
+	outs := &w.cfg.Outputs
+	if _, ok := tx.(*smtp.Tx); ok {
+		return !outs.EVESMTP || tx.TxData().Logged&loggedSMTP != 0
+	}
 	if _, ok := tx.(*htp.Tx); !ok {
 		return true
 	}
-	outs := &w.cfg.Outputs
 	l := tx.TxData().Logged
 	return (!outs.EVEHTTP || l&loggedHTTP != 0) && (!outs.EVEFiles || l&loggedFiles != 0)
 }
@@ -161,7 +173,7 @@ func (w *worker) logTxsEnd(f *flow.Flow) {
 		return
 	}
 	outs := &w.cfg.Outputs
-	if !outs.EVEHTTP && !outs.EVEFiles && !outs.Anomaly.AppLayer {
+	if !outs.EVEHTTP && !outs.EVEFiles && !outs.EVESMTP && !outs.Anomaly.AppLayer {
 		return
 	}
 	p := &w.stream.pseudo
