@@ -488,7 +488,7 @@ func (m *Mime) decodeQP(line, full []byte) uint32 {
 func (m *Mime) complete() {
 	if m.md5State == md5Started {
 		m.md5State = md5Completed
-		copy(m.md5Sum[:], m.md5.Sum(nil))
+		m.md5.Sum(m.md5Sum[:0])
 	}
 	m.findURLs(newline)
 }

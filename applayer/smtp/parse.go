@@ -383,8 +383,7 @@ func (s *State) result(r applayer.Result, err error) applayer.Result {
 	r.Err = err
 	r.TriggerRaw = s.trigger
 	if s.wantChange {
-		c := s.change
-		r.Change = &c
+		r.Change = &s.change // read by the framework at once; no allocation per change
 	}
 	return r
 }
