@@ -26,7 +26,6 @@ var allocSession = []struct {
 	{tc, "221 bye\r\n"},
 }
 
-
 // TestAllocFlow: a warm pool parses another whole session (a new flow's state, its mail
 // transaction, MIME headers, URL, attachment) without allocating (dependency-measurements
 // §4b: a parser's steady state reuses its pool).

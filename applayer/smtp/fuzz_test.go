@@ -64,7 +64,7 @@ func fuzzSMTP(t *testing.T, in []byte) {
 			}
 			checkBounds(t, s, cfg)
 			if n := s.TxCount(); n > 0 && s.Tx(n-1).Done {
-				s.FreeTxs(s.Tx(n-1).data.ID)
+				s.FreeTxs(s.Tx(n - 1).data.ID)
 			}
 		}
 	}
