@@ -283,3 +283,32 @@ func emailCustom(j *JSON, m *smtp.Mime, opt *SMTPOptions) {
 		}
 	}
 }
+
+// SMTPFileInfoRecord writes the EVE fileinfo record of attachment f of SMTP tx, logged on
+// packet p (direction pktDir) of flow fl, with state st (TRUNCATED where the logger ends an
+// open file): JsonBuildFileInfoRecord's header in the to-server direction, the smtp and
+// email objects (its ALPROTO_SMTP case), app_proto and the fileinfo object (EveFileInfo:
+// filename, gaps, state, stored false, size, tx_id; no digests are computed for SMTP files).
+func SMTPFileInfoRecord(j *JSON, p *decode.Packet, fl *flow.Flow, pktDir flow.Direction, tx *smtp.Tx, f *smtp.File, st smtp.FileState) {
+	j.Reset()
+	j.Begin()
+	flowHeader(j, p, fl, pktDir, flow.ToServer, "fileinfo", nil, nil)
+	SMTPAlertObjects(j, tx)
+	j.String("app_proto", "smtp")
+	j.Object("fileinfo")
+	setBytes(j, "filename", f.Name)
+	j.Bool("gaps", false)
+	switch st {
+	case smtp.FileClosed:
+		j.String("state", "CLOSED")
+	case smtp.FileTruncated:
+		j.String("state", "TRUNCATED")
+	default:
+		j.String("state", "UNKNOWN")
+	}
+	j.Bool("stored", false)
+	j.Uint("size", f.Size)
+	j.Uint("tx_id", tx.TxData().ID)
+	j.Close('}')
+	j.End()
+}

@@ -135,3 +135,22 @@ func TestSMTPAlertObjects(t *testing.T) {
 		t.Fatalf("no-mime alert: %s", j.B)
 	}
 }
+
+// TestSMTPFileInfoGolden: the fileinfo record of an SMTP attachment (JsonBuildFileInfoRecord
+// with the smtp and email objects of its ALPROTO_SMTP case).
+func TestSMTPFileInfoGolden(t *testing.T) {
+	st := parseSMTP(t, nil, smtpSession)
+	tx := st.Tx(0)
+	files := tx.Files()
+	if len(files) != 1 || string(files[0].Data) != "hi" {
+		t.Fatalf("files %+v", files)
+	}
+	p, f := smtpPacket()
+	var j JSON
+	SMTPFileInfoRecord(&j, p, f, flow.ToServer, tx, &files[0], files[0].State)
+	got := append(append([]byte(nil), j.B...), '\n')
+	if !json.Valid(got) {
+		t.Fatalf("invalid JSON %s", got)
+	}
+	golden(t, "smtp/fileinfo.json", got)
+}

@@ -73,8 +73,12 @@ func (w *worker) logTxs(pc *packetCtx) {
 			w.eve.Line(w.json.B)
 			td.Logged |= loggedHTTP
 		}
+		st, isSMTP := tx.(*smtp.Tx)
+		if isSMTP && outs.EVEFiles {
+			w.logSMTPFiles(pc, st, eof)
+		}
 		// smtp: a mail transaction once done (progress 1/1), or at the flow's end
-		if st, ok := tx.(*smtp.Tx); ok && smtpOn && td.Logged&loggedSMTP == 0 && (eof || st.Done) {
+		if isSMTP && smtpOn && td.Logged&loggedSMTP == 0 && (eof || st.Done) {
 			output.SMTPRecord(&w.json, pc.p, pc.f, pc.dir, st, &outs.SMTP)
 			w.eve.Line(w.json.B)
 			td.Logged |= loggedSMTP
@@ -106,6 +110,34 @@ func (w *worker) logFiles(pc *packetCtx, app *applayer.FlowApp, tx *htp.Tx, eof 
 		oppFinished = true
 	}
 	if (eof || ready[d]) && oppFinished {
+		td.Logged |= loggedFiles
+	}
+}
+
+// logSMTPFiles is OutputTxLogFiles for an SMTP tx: its attachments (to server) are logged
+// once closed, on a to-server packet, or all at the flow's end (an open one as truncated);
+// the tx is done with files once it is done and every file is logged.
+func (w *worker) logSMTPFiles(pc *packetCtx, tx *smtp.Tx, eof bool) {
+	td := tx.TxData()
+	if td.Logged&loggedFiles != 0 || (!eof && pc.dir != flow.ToServer) {
+		return
+	}
+	files := tx.Files()
+	done := int(td.Logged >> fileCountShift & fileCountMax)
+	for i := done; i < len(files) && done < fileCountMax; i++ {
+		st := files[i].State
+		if eof && st == smtp.FileOpen {
+			st = smtp.FileTruncated
+		}
+		if st == smtp.FileOpen {
+			break
+		}
+		output.SMTPFileInfoRecord(&w.json, pc.p, pc.f, pc.dir, tx, &files[i], st)
+		w.eve.Line(w.json.B)
+		done++
+	}
+	td.Logged = td.Logged&^(fileCountMax<<fileCountShift) | uint32(done)<<fileCountShift
+	if eof || tx.Done && done == len(files) {
 		td.Logged |= loggedFiles
 	}
 }
@@ -151,7 +183,8 @@ func (w *worker) txLogged(tx applayer.Tx) bool {
 	}
 	outs := &w.cfg.Outputs
 	if _, ok := tx.(*smtp.Tx); ok {
-		return !outs.EVESMTP || tx.TxData().Logged&loggedSMTP != 0
+		l := tx.TxData().Logged
+		return (!outs.EVESMTP || l&loggedSMTP != 0) && (!outs.EVEFiles || l&loggedFiles != 0)
 	}
 	if _, ok := tx.(*htp.Tx); !ok {
 		return true
