@@ -53,3 +53,38 @@ func TestAllocFlow(t *testing.T) {
 		t.Fatalf("%.1f allocations per session, want 0", n)
 	}
 }
+
+// BenchmarkSession parses allocSession plus a 64 KiB base64 attachment per iteration on a
+// warm pool.
+func BenchmarkSession(b *testing.B) {
+	p := NewPool(nil)
+	var att []byte
+	line := []byte("QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFB\r\n")
+	for len(att) < 64<<10 {
+		att = append(att, line...)
+	}
+	segs := make([][]byte, 0, len(allocSession)+1)
+	var dirs []applayer.Dir
+	for i, seg := range allocSession {
+		if i == 8 {
+			segs, dirs = append(segs, att), append(dirs, ts)
+		}
+		segs, dirs = append(segs, []byte(seg.data)), append(dirs, seg.dir)
+	}
+	total := 0
+	for _, s := range segs {
+		total += len(s)
+	}
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	for b.Loop() {
+		s := p.NewState()
+		for i, seg := range segs {
+			if r := s.Parse(dirs[i], seg, 0); r.Err != nil {
+				b.Fatal(r.Err)
+			}
+		}
+		s.FreeTxs(^uint64(0))
+		p.Put(s)
+	}
+}

@@ -1,6 +1,7 @@
 package smtp
 
 import (
+	"bytes"
 	"crypto/md5"
 	"hash"
 )
@@ -539,14 +540,33 @@ func (m *Mime) findURLs(in []byte) {
 // indexNoCase is BasicSearchNocaseIndex: the first index of needle (lower case) in data,
 // len(data) if none.
 func indexNoCase(data, needle []byte) int {
-	for i := 0; i+len(needle) <= len(data); i++ {
+	if len(needle) == 0 {
+		return 0
+	}
+	c0 := needle[0]
+	u0 := c0
+	if 'a' <= c0 && c0 <= 'z' {
+		u0 = c0 - ('a' - 'A')
+	}
+	for i := 0; i+len(needle) <= len(data); {
+		// the next place the first byte (either case) is
+		j := bytes.IndexByte(data[i:len(data)-len(needle)+1], c0)
+		if u0 != c0 {
+			if k := bytes.IndexByte(data[i:len(data)-len(needle)+1], u0); k >= 0 && (j < 0 || k < j) {
+				j = k
+			}
+		}
+		if j < 0 {
+			break
+		}
+		i += j
 		ok := true
-		for j, c := range needle {
-			x := data[i+j]
+		for k := 1; k < len(needle); k++ {
+			x := data[i+k]
 			if 'A' <= x && x <= 'Z' {
 				x += 'a' - 'A'
 			}
-			if x != c {
+			if x != needle[k] {
 				ok = false
 				break
 			}
@@ -554,6 +574,7 @@ func indexNoCase(data, needle []byte) int {
 		if ok {
 			return i
 		}
+		i++
 	}
 	return len(data)
 }
@@ -868,6 +889,15 @@ func b64Map(c byte) (byte, bool) {
 // in the first two places, or a character after '='), which resets the decoder.
 func (d *b64Decoder) decode(in []byte, out []byte) ([]byte, bool) {
 	for len(in) > 0 {
+		// fast path: four alphabet characters at a group boundary
+		for d.nb == 0 && len(in) >= 4 {
+			a, b, c, e := b64Table[in[0]], b64Table[in[1]], b64Table[in[2]], b64Table[in[3]]
+			if a|b|c|e >= 64 {
+				break
+			}
+			out = append(out, a<<2|b>>4, b<<4|c>>2, c<<6|e)
+			in = in[4:]
+		}
 		for d.nb < 4 && len(in) > 0 {
 			if _, ok := b64Map(in[0]); ok || in[0] == '=' {
 				d.tmp[d.nb] = in[0]
@@ -903,3 +933,14 @@ func (d *b64Decoder) decode(in []byte, out []byte) ([]byte, bool) {
 	}
 	return out, true
 }
+
+// b64Table maps a byte to its base64 value, 0xff for any other byte.
+var b64Table = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+		if v, ok := b64Map(byte(i)); ok {
+			t[i] = v
+		}
+	}
+	return t
+}()

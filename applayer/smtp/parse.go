@@ -401,6 +401,18 @@ func (s *State) preProcess(in *input, ln *line) int {
 	off := in.consumed
 	ln.delim = 0
 	for i := 0; i < n; i++ {
+		if c := in.buf[off+i]; c != '\r' && c != '\n' && i < n-1 {
+			// skip to the next line end (or the fragment's last byte)
+			rest := in.buf[off+i : off+n-1]
+			j := len(rest)
+			if k := bytes.IndexByte(rest, '\n'); k >= 0 {
+				j = k
+			}
+			if k := bytes.IndexByte(rest[:j], '\r'); k >= 0 {
+				j = k
+			}
+			i += j
+		}
 		switch in.buf[off+i] {
 		case '\r':
 			if i < n-1 && in.buf[off+i+1] == '\n' {
