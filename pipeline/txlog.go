@@ -38,6 +38,9 @@ func (w *worker) logTxs(pc *packetCtx) {
 	if outs.Anomaly.AppLayer && app.Events != 0 {
 		output.AppLayerAnomalies(&w.json, pc.p, pc.f, app, w.eve.Line)
 	}
+	if outs.EVESMTP && app.ProtoOrig == applayer.ProtoSMTP && w.app != nil {
+		w.logOldSMTP(pc)
+	}
 	st := app.State
 	if st == nil || app.Parser == nil {
 		return
@@ -111,6 +114,33 @@ func (w *worker) logFiles(pc *packetCtx, app *applayer.FlowApp, tx *htp.Tx, eof 
 	}
 	if (eof || ready[d]) && oppFinished {
 		td.Logged |= loggedFiles
+	}
+}
+
+// logOldSMTP logs the smtp records of the SMTP state a STARTTLS upgrade set aside: Suricata's
+// loggers still see the SMTP state on the packet whose 220 asked for the change (the state is
+// swapped when the next data comes), so the STARTTLS transaction is logged there, and any
+// other done one at the flow's end.
+func (w *worker) logOldSMTP(pc *packetCtx) {
+	pseudo := pc.p.Pseudo()
+	if !pseudo && !pc.app.Updated[pc.dir] || pc.f.Proto == decode.ProtoTCP && !pc.streamEst {
+		return
+	}
+	op, old := w.app.l.Old(pc.f)
+	if op == nil || op.Proto != applayer.ProtoSMTP || old == nil {
+		return
+	}
+	for i, n := 0, old.TxCount(); i < n; i++ {
+		tx, ok := old.TxAt(i).(*smtp.Tx)
+		if !ok {
+			continue
+		}
+		td := tx.TxData()
+		if td.Logged&loggedSMTP == 0 && (pseudo || tx.Done) {
+			output.SMTPRecord(&w.json, pc.p, pc.f, pc.dir, tx, &w.cfg.Outputs.SMTP)
+			w.eve.Line(w.json.B)
+			td.Logged |= loggedSMTP
+		}
 	}
 }
 
