@@ -103,6 +103,9 @@ type State struct {
 	// current tx's start (toserver_data_count, toserver_last_data_stamp).
 	dataCount, lastDataStamp uint64
 	discard                  [2]bool
+	// noLF is per direction how many bytes at the start of the next call's data are known
+	// to hold no LF (the incomplete line the last call left).
+	noLF [2]int
 	parserState              uint8
 	currentCommand           uint8
 	bdatLen, bdatIdx         uint32
@@ -268,7 +271,17 @@ func (s *State) getLine(in *input, ln *line, dir applayer.Dir) (lineStatus, int)
 		return lineEnd, 0
 	}
 	rest := in.buf[in.consumed:]
-	idx := bytes.IndexByte(rest, '\n')
+	// the first bytes of a call's data are the rest the last call left incomplete: they
+	// hold no LF (noLF), so a line dripping in is not scanned again from its start
+	from := 0
+	if in.consumed == 0 && s.noLF[dir] <= len(rest) {
+		from = s.noLF[dir]
+	}
+	s.noLF[dir] = 0
+	idx := bytes.IndexByte(rest[from:], '\n')
+	if idx >= 0 {
+		idx += from
+	}
 	if idx < 0 {
 		if !s.discard[dir] && len(rest) >= lineLimit {
 			// SMTPGetLine points the cut line at the input's start, not the current line
@@ -282,6 +295,7 @@ func (s *State) getLine(in *input, ln *line, dir applayer.Dir) (lineStatus, int)
 			in.consumed = len(in.buf)
 			return lineEnd, 0
 		}
+		s.noLF[dir] = len(rest)
 		return lineIncomplete, len(rest) + 1
 	}
 	o := in.consumed
