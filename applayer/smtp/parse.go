@@ -105,10 +105,10 @@ type State struct {
 	discard                  [2]bool
 	// noLF is per direction how many bytes at the start of the next call's data are known
 	// to hold no LF (the incomplete line the last call left).
-	noLF [2]int
-	parserState              uint8
-	currentCommand           uint8
-	bdatLen, bdatIdx         uint32
+	noLF             [2]int
+	parserState      uint8
+	currentCommand   uint8
+	bdatLen, bdatIdx uint32
 	// cmds are the commands waiting for their replies, cmdsIdx the one replies match now.
 	cmds    []uint8
 	cmdsIdx int
