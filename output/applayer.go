@@ -7,6 +7,7 @@ import (
 	"github.com/meerkat-ids/meerkat/applayer"
 	"github.com/meerkat-ids/meerkat/applayer/dns"
 	htp "github.com/meerkat-ids/meerkat/applayer/http"
+	"github.com/meerkat-ids/meerkat/applayer/smtp"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
 )
@@ -63,6 +64,10 @@ func (a *AlertApp) appLayer(j *JSON, dir flow.Direction, opt *AlertOptions) {
 		}
 		if tx, ok := a.Tx.(*dns.Tx); ok && fa.Proto == applayer.ProtoDNS {
 			DNSObject(j, tx)
+		}
+		if fa.Proto == applayer.ProtoSMTP {
+			tx, _ := a.Tx.(*smtp.Tx)
+			SMTPAlertObjects(j, tx)
 		}
 	}
 	if opt.Metadata {

@@ -57,6 +57,9 @@ type Outputs struct {
 	// EVEDNS writes dns records (eve-log types dns) with the options DNS.
 	EVEDNS bool
 	DNS    output.DNSOptions
+	// EVESMTP writes smtp records (eve-log types smtp) with the options SMTP.
+	EVESMTP bool
+	SMTP    output.SMTPOptions
 }
 
 // Config is everything a run needs.

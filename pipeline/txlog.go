@@ -5,6 +5,7 @@ import (
 	"github.com/meerkat-ids/meerkat/applayer"
 	dnsp "github.com/meerkat-ids/meerkat/applayer/dns"
 	htp "github.com/meerkat-ids/meerkat/applayer/http"
+	"github.com/meerkat-ids/meerkat/applayer/smtp"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
@@ -16,7 +17,8 @@ import (
 const (
 	loggedHTTP     uint32 = 1 << 0
 	loggedFiles    uint32 = 1 << 1
-	loggedDNS      uint32 = 1 << 2
+	loggedSMTP     uint32 = 1 << 2
+	loggedDNS      uint32 = 1 << 3
 	fileCountShift        = 8
 	fileCountMax          = 0xff
 )
@@ -38,6 +40,9 @@ func (w *worker) logTxs(pc *packetCtx) {
 	if outs.Anomaly.AppLayer && app.Events != 0 {
 		output.AppLayerAnomalies(&w.json, pc.p, pc.f, app, w.eve.Line)
 	}
+	if outs.EVESMTP && app.ProtoOrig == applayer.ProtoSMTP && w.app != nil {
+		w.logOldSMTP(pc)
+	}
 	st := app.State
 	if st == nil || app.Parser == nil {
 		return
@@ -55,6 +60,7 @@ func (w *worker) logTxs(pc *packetCtx) {
 	eof := pseudo
 	httpOn := outs.EVEHTTP && app.Proto == applayer.ProtoHTTP1
 	anomalies := outs.Anomaly.AppLayer
+	smtpOn := outs.EVESMTP && app.Proto == applayer.ProtoSMTP
 	comp := app.Parser.Complete
 	for i, n := 0, st.TxCount(); i < n; i++ {
 		tx := st.TxAt(i)
@@ -86,6 +92,16 @@ func (w *worker) logTxs(pc *packetCtx) {
 			w.eve.Line(w.json.B)
 			td.Logged |= loggedHTTP
 		}
+		st, isSMTP := tx.(*smtp.Tx)
+		if isSMTP && outs.EVEFiles {
+			w.logSMTPFiles(pc, st, eof)
+		}
+		// smtp: a mail transaction once done (progress 1/1), or at the flow's end
+		if isSMTP && smtpOn && td.Logged&loggedSMTP == 0 && (eof || st.Done) {
+			output.SMTPRecord(&w.json, pc.p, pc.f, pc.dir, st, &outs.SMTP)
+			w.eve.Line(w.json.B)
+			td.Logged |= loggedSMTP
+		}
 	}
 }
 
@@ -113,6 +129,61 @@ func (w *worker) logFiles(pc *packetCtx, app *applayer.FlowApp, tx *htp.Tx, eof 
 		oppFinished = true
 	}
 	if (eof || ready[d]) && oppFinished {
+		td.Logged |= loggedFiles
+	}
+}
+
+// logOldSMTP logs the smtp records of the SMTP state a STARTTLS upgrade set aside: Suricata's
+// loggers still see the SMTP state on the packet whose 220 asked for the change (the state is
+// swapped when the next data comes), so the STARTTLS transaction is logged there, and any
+// other done one at the flow's end.
+func (w *worker) logOldSMTP(pc *packetCtx) {
+	pseudo := pc.p.Pseudo()
+	if !pseudo && !pc.app.Updated[pc.dir] || pc.f.Proto == decode.ProtoTCP && !pc.streamEst {
+		return
+	}
+	op, old := w.app.l.Old(pc.f)
+	if op == nil || op.Proto != applayer.ProtoSMTP || old == nil {
+		return
+	}
+	for i, n := 0, old.TxCount(); i < n; i++ {
+		tx, ok := old.TxAt(i).(*smtp.Tx)
+		if !ok {
+			continue
+		}
+		td := tx.TxData()
+		if td.Logged&loggedSMTP == 0 && (pseudo || tx.Done) {
+			output.SMTPRecord(&w.json, pc.p, pc.f, pc.dir, tx, &w.cfg.Outputs.SMTP)
+			w.eve.Line(w.json.B)
+			td.Logged |= loggedSMTP
+		}
+	}
+}
+
+// logSMTPFiles is OutputTxLogFiles for an SMTP tx: its attachments (to server) are logged
+// once closed, on a to-server packet, or all at the flow's end (an open one as truncated);
+// the tx is done with files once it is done and every file is logged.
+func (w *worker) logSMTPFiles(pc *packetCtx, tx *smtp.Tx, eof bool) {
+	td := tx.TxData()
+	if td.Logged&loggedFiles != 0 || (!eof && pc.dir != flow.ToServer) {
+		return
+	}
+	files := tx.Files()
+	done := int(td.Logged >> fileCountShift & fileCountMax)
+	for i := done; i < len(files) && done < fileCountMax; i++ {
+		st := files[i].State
+		if eof && st == smtp.FileOpen {
+			st = smtp.FileTruncated
+		}
+		if st == smtp.FileOpen {
+			break
+		}
+		output.SMTPFileInfoRecord(&w.json, pc.p, pc.f, pc.dir, tx, &files[i], st)
+		w.eve.Line(w.json.B)
+		done++
+	}
+	td.Logged = td.Logged&^(fileCountMax<<fileCountShift) | uint32(done)<<fileCountShift
+	if eof || tx.Done && done == len(files) {
 		td.Logged |= loggedFiles
 	}
 }
@@ -156,13 +227,17 @@ func (w *worker) txLogged(tx applayer.Tx) bool {
 	if w.eve.W == nil {
 		return true
 	}
+	outs := &w.cfg.Outputs
 	if _, ok := tx.(*dnsp.Tx); ok {
-		return !w.cfg.Outputs.EVEDNS || tx.TxData().Logged&loggedDNS != 0
+		return !outs.EVEDNS || tx.TxData().Logged&loggedDNS != 0
+	}
+	if _, ok := tx.(*smtp.Tx); ok {
+		l := tx.TxData().Logged
+		return (!outs.EVESMTP || l&loggedSMTP != 0) && (!outs.EVEFiles || l&loggedFiles != 0)
 	}
 	if _, ok := tx.(*htp.Tx); !ok {
 		return true
 	}
-	outs := &w.cfg.Outputs
 	l := tx.TxData().Logged
 	return (!outs.EVEHTTP || l&loggedHTTP != 0) && (!outs.EVEFiles || l&loggedFiles != 0)
 }
@@ -180,7 +255,7 @@ func (w *worker) logTxsEnd(f *flow.Flow) {
 		return
 	}
 	outs := &w.cfg.Outputs
-	if !outs.EVEHTTP && !outs.EVEFiles && !outs.Anomaly.AppLayer {
+	if !outs.EVEHTTP && !outs.EVEFiles && !outs.EVESMTP && !outs.Anomaly.AppLayer {
 		return
 	}
 	p := &w.stream.pseudo

@@ -8,9 +8,11 @@ import (
 // The app-layer protocols the binary parses: each package registers its parser, buffers and
 // keywords with package applayer from init.
 import (
+	_ "github.com/meerkat-ids/meerkat/applayer/dcerpc"
 	_ "github.com/meerkat-ids/meerkat/applayer/dns"
 	_ "github.com/meerkat-ids/meerkat/applayer/http"
 	_ "github.com/meerkat-ids/meerkat/applayer/http2"
+	_ "github.com/meerkat-ids/meerkat/applayer/smtp"
 )
 
 // dnsOptions turns the eve-log dns type's settings into the dns logger's options; an rrtype
