@@ -268,6 +268,9 @@ type DataResult struct {
 	// start, StreamTcpReassemblySetMinInspectDepth).
 	MinInspect    uint64
 	MinInspectSet bool
+	// Flags are the parser-state flags the parser set (Result.Flags); NoInspection also
+	// sets Disable.
+	Flags ParserFlags
 }
 
 // Data hands the app layer n bytes of direction d of TCP flow f during a packet of
@@ -690,7 +693,14 @@ func (l *Layer) parsed(fa *flowApp, d Dir, data []byte, r Result) DataResult {
 		fa.pmDone, fa.ppDone, fa.detected, fa.ppMask = [2]bool{}, [2]bool{}, [2]bool{}, [2]uint64{}
 		return DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw, Changing: true}
 	}
-	return DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw}
+	res := DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw, Flags: r.Flags}
+	if r.Flags&NoInspection != 0 {
+		// AppLayerParserParse: APP_LAYER_PARSER_NO_INSPECTION sets the parser's EOF and
+		// disables the flow's app layer (StreamTcpDisableAppLayer); the protocol stays.
+		fa.Disabled = true
+		res.Disable = true
+	}
+	return res
 }
 
 // parseError disables the app layer for the flow after a parser error; its transactions

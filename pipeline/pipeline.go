@@ -52,8 +52,10 @@ type Outputs struct {
 	// EVEHTTP writes http records (eve-log types http) with the options HTTP; EVEFiles
 	// writes fileinfo records (types files) with the options Files.
 	EVEHTTP, EVEFiles bool
-	HTTP              output.HTTPOptions
-	Files             output.FileOptions
+	// EVESSH writes ssh records (eve-log types ssh).
+	EVESSH bool
+	HTTP   output.HTTPOptions
+	Files  output.FileOptions
 }
 
 // Config is everything a run needs.

@@ -4,6 +4,7 @@ import (
 	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/applayer"
 	htp "github.com/meerkat-ids/meerkat/applayer/http"
+	"github.com/meerkat-ids/meerkat/applayer/ssh"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
@@ -15,6 +16,7 @@ import (
 const (
 	loggedHTTP     uint32 = 1 << 0
 	loggedFiles    uint32 = 1 << 1
+	loggedSSH      uint32 = 1 << 5
 	fileCountShift        = 8
 	fileCountMax          = 0xff
 )
@@ -57,6 +59,13 @@ func (w *worker) logTxs(pc *packetCtx) {
 	for i, n := 0, st.TxCount(); i < n; i++ {
 		tx := st.TxAt(i)
 		td := tx.TxData()
+		if st, ok := tx.(*ssh.Tx); ok {
+			if anomalies && !td.Events.Empty() {
+				output.TxAnomalies(&w.json, pc.p, pc.f, app, tx, &td.EventsLogged, w.eve.Line)
+			}
+			w.logSSH(pc, app, st, eof)
+			continue
+		}
 		ht, isHTTP := tx.(*htp.Tx)
 		if outs.EVEFiles && isHTTP {
 			w.logFiles(pc, app, ht, eof)
@@ -70,6 +79,23 @@ func (w *worker) logTxs(pc *packetCtx) {
 			w.eve.Line(w.json.B)
 			td.Logged |= loggedHTTP
 		}
+	}
+}
+
+// logSSH writes tx's ssh record once (the JsonSshLog tx logger): when SCSshTxGetLogCondition
+// holds, or at EOF whatever it says. The parser's EOF (APP_LAYER_PARSER_EOF_TS|TC, set with
+// NO_INSPECTION when encryption starts, or on a parse error) is the flow's disabled app layer.
+func (w *worker) logSSH(pc *packetCtx, app *applayer.FlowApp, tx *ssh.Tx, eof bool) {
+	td := tx.TxData()
+	if !w.cfg.Outputs.EVESSH || td.Logged&loggedSSH != 0 {
+		return
+	}
+	if !(eof || app.Disabled || tx.LogReady()) {
+		return
+	}
+	td.Logged |= loggedSSH // a tx without banner is done too (SCSshLogJson returned false)
+	if output.SSHRecord(&w.json, pc.p, pc.f, pc.dir, tx) {
+		w.eve.Line(w.json.B)
 	}
 }
 
@@ -140,10 +166,13 @@ func (w *worker) txLogged(tx applayer.Tx) bool {
 	if w.eve.W == nil {
 		return true
 	}
+	outs := &w.cfg.Outputs
+	if _, ok := tx.(*ssh.Tx); ok {
+		return !outs.EVESSH || tx.TxData().Logged&loggedSSH != 0
+	}
 	if _, ok := tx.(*htp.Tx); !ok {
 		return true
 	}
-	outs := &w.cfg.Outputs
 	l := tx.TxData().Logged
 	return (!outs.EVEHTTP || l&loggedHTTP != 0) && (!outs.EVEFiles || l&loggedFiles != 0)
 }
@@ -161,7 +190,7 @@ func (w *worker) logTxsEnd(f *flow.Flow) {
 		return
 	}
 	outs := &w.cfg.Outputs
-	if !outs.EVEHTTP && !outs.EVEFiles && !outs.Anomaly.AppLayer {
+	if !outs.EVEHTTP && !outs.EVEFiles && !outs.EVESSH && !outs.Anomaly.AppLayer {
 		return
 	}
 	p := &w.stream.pseudo
