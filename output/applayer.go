@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/meerkat-ids/meerkat/applayer"
+	"github.com/meerkat-ids/meerkat/applayer/ftp"
 	htp "github.com/meerkat-ids/meerkat/applayer/http"
 	"github.com/meerkat-ids/meerkat/applayer/ssh"
 	"github.com/meerkat-ids/meerkat/decode"
@@ -64,6 +65,9 @@ func (a *AlertApp) appLayer(j *JSON, dir flow.Direction, opt *AlertOptions) {
 		case applayer.ProtoSSH:
 			tx, _ := a.Tx.(*ssh.Tx)
 			SSHObject(j, tx)
+		case applayer.ProtoFTP:
+			tx, _ := a.Tx.(*ftp.Tx)
+			FTPObject(j, tx)
 		}
 	}
 	if opt.Metadata {

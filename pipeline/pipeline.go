@@ -52,10 +52,11 @@ type Outputs struct {
 	// EVEHTTP writes http records (eve-log types http) with the options HTTP; EVEFiles
 	// writes fileinfo records (types files) with the options Files.
 	EVEHTTP, EVEFiles bool
-	// EVESSH writes ssh records (eve-log types ssh).
-	EVESSH bool
-	HTTP   output.HTTPOptions
-	Files  output.FileOptions
+	// EVESSH writes ssh records (eve-log types ssh), EVEFTP ftp and ftp_data records
+	// (types ftp).
+	EVESSH, EVEFTP bool
+	HTTP           output.HTTPOptions
+	Files          output.FileOptions
 }
 
 // Config is everything a run needs.

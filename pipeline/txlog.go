@@ -3,6 +3,7 @@ package pipeline
 import (
 	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/applayer"
+	"github.com/meerkat-ids/meerkat/applayer/ftp"
 	htp "github.com/meerkat-ids/meerkat/applayer/http"
 	"github.com/meerkat-ids/meerkat/applayer/ssh"
 	"github.com/meerkat-ids/meerkat/decode"
@@ -17,6 +18,7 @@ const (
 	loggedHTTP     uint32 = 1 << 0
 	loggedFiles    uint32 = 1 << 1
 	loggedSSH      uint32 = 1 << 5
+	loggedFTP      uint32 = 1 << 6
 	fileCountShift        = 8
 	fileCountMax          = 0xff
 )
@@ -64,6 +66,20 @@ func (w *worker) logTxs(pc *packetCtx) {
 				output.TxAnomalies(&w.json, pc.p, pc.f, app, tx, &td.EventsLogged, w.eve.Line)
 			}
 			w.logSSH(pc, app, st, eof)
+			continue
+		}
+		if ft, ok := tx.(*ftp.Tx); ok {
+			if anomalies && !td.Events.Empty() {
+				output.TxAnomalies(&w.json, pc.p, pc.f, app, tx, &td.EventsLogged, w.eve.Line)
+			}
+			// The JsonFTPLog tx logger: once both sides are complete (the reply is), or at
+			// EOF.
+			if outs.EVEFTP && td.Logged&loggedFTP == 0 &&
+				(eof || td.Progress[flow.ToServer] >= comp[flow.ToServer] && td.Progress[flow.ToClient] >= comp[flow.ToClient]) {
+				output.FTPRecord(&w.json, pc.p, pc.f, pc.dir, ft)
+				w.eve.Line(w.json.B)
+				td.Logged |= loggedFTP
+			}
 			continue
 		}
 		ht, isHTTP := tx.(*htp.Tx)
@@ -170,6 +186,9 @@ func (w *worker) txLogged(tx applayer.Tx) bool {
 	if _, ok := tx.(*ssh.Tx); ok {
 		return !outs.EVESSH || tx.TxData().Logged&loggedSSH != 0
 	}
+	if _, ok := tx.(*ftp.Tx); ok {
+		return !outs.EVEFTP || tx.TxData().Logged&loggedFTP != 0
+	}
 	if _, ok := tx.(*htp.Tx); !ok {
 		return true
 	}
@@ -190,7 +209,7 @@ func (w *worker) logTxsEnd(f *flow.Flow) {
 		return
 	}
 	outs := &w.cfg.Outputs
-	if !outs.EVEHTTP && !outs.EVEFiles && !outs.EVESSH && !outs.Anomaly.AppLayer {
+	if !outs.EVEHTTP && !outs.EVEFiles && !outs.EVESSH && !outs.EVEFTP && !outs.Anomaly.AppLayer {
 		return
 	}
 	p := &w.stream.pseudo
