@@ -187,6 +187,10 @@ type flowApp struct {
 	streamOff [2]uint64
 	// frames are the flow's frames, nil while none is tracked.
 	frames *Frames
+	// peDone is per direction FLOW_PE_DONE (the expectation table was asked); expected is
+	// the data of the expectation the flow fulfilled, for its parser (expect.go).
+	peDone   [2]bool
+	expected any
 }
 
 // NewLayer makes a worker's app layer.
@@ -505,6 +509,9 @@ func (l *Layer) detectProto(f *flow.Flow, fa *flowApp, d Dir, data []byte, flags
 			return p, rev
 		}
 	}
+	if p := l.expected(f, fa, d); p != ProtoUnknown {
+		return p, false
+	}
 	_ = flags
 	return ProtoUnknown, false
 }
@@ -632,7 +639,7 @@ func (l *Layer) parserOf(p Proto) *Parser {
 func (l *Layer) startState(f *flow.Flow, fa *flowApp, p Proto) {
 	fa.Parser = l.parserOf(p)
 	if pool := l.pools[p]; pool != nil {
-		fa.State = pool.Get(FlowInfo{F: f})
+		fa.State = pool.Get(FlowInfo{F: f, Expected: fa.expected})
 	}
 }
 

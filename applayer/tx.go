@@ -166,6 +166,9 @@ type State interface {
 // address selects libhtp's server-config, the ports its port checks).
 type FlowInfo struct {
 	F *flow.Flow
+	// Expected is the data of the expectation the flow fulfilled (its protocol was found
+	// by Expect: an FTP data connection's transfer command), nil for none.
+	Expected any
 }
 
 // MinInspecter is implemented by a parser state that sets the stream's minimal inspection

@@ -68,6 +68,9 @@ func (a *AlertApp) appLayer(j *JSON, dir flow.Direction, opt *AlertOptions) {
 		case applayer.ProtoFTP:
 			tx, _ := a.Tx.(*ftp.Tx)
 			FTPObject(j, tx)
+		case applayer.ProtoFTPData:
+			tx, _ := a.Tx.(*ftp.DataState)
+			FTPDataObject(j, tx)
 		}
 	}
 	if opt.Metadata {

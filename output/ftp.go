@@ -88,3 +88,30 @@ func elemBytes(j *JSON, v []byte) {
 	j.sep()
 	j.B = appendJSONBytes(j.B, v)
 }
+
+// FTPDataRecord writes the EVE ftp_data record (JsonGenericDirFlowLogger with
+// EveFTPDataAddMetadata, event type "ftp_data").
+func FTPDataRecord(j *JSON, p *decode.Packet, f *flow.Flow, dir flow.Direction, d *ftp.DataState) {
+	j.Reset()
+	j.Begin()
+	flowHeader(j, p, f, dir, flow.ToServer, "ftp_data", nil, nil)
+	FTPDataObject(j, d)
+	j.End()
+}
+
+// FTPDataObject writes the "ftp_data" object: filename when the command named one, and the
+// command for the transfer commands.
+func FTPDataObject(j *JSON, d *ftp.DataState) {
+	if d == nil {
+		return
+	}
+	j.Object("ftp_data")
+	if len(d.FileName) > 0 {
+		j.Bytes("filename", d.FileName)
+	}
+	switch d.Command {
+	case ftp.CmdSTOR, ftp.CmdAPPE, ftp.CmdSTOU, ftp.CmdRETR, ftp.CmdNLST, ftp.CmdLIST, ftp.CmdMLSD:
+		j.String("command", ftp.CommandName(d.Command))
+	}
+	j.Close('}')
+}

@@ -68,6 +68,15 @@ func (w *worker) logTxs(pc *packetCtx) {
 			w.logSSH(pc, app, st, eof)
 			continue
 		}
+		if fd, ok := tx.(*ftp.DataState); ok {
+			if outs.EVEFTP && td.Logged&loggedFTP == 0 &&
+				(eof || td.Progress[flow.ToServer] >= comp[flow.ToServer] && td.Progress[flow.ToClient] >= comp[flow.ToClient]) {
+				output.FTPDataRecord(&w.json, pc.p, pc.f, pc.dir, fd)
+				w.eve.Line(w.json.B)
+				td.Logged |= loggedFTP
+			}
+			continue
+		}
 		if ft, ok := tx.(*ftp.Tx); ok {
 			if anomalies && !td.Events.Empty() {
 				output.TxAnomalies(&w.json, pc.p, pc.f, app, tx, &td.EventsLogged, w.eve.Line)
@@ -186,7 +195,8 @@ func (w *worker) txLogged(tx applayer.Tx) bool {
 	if _, ok := tx.(*ssh.Tx); ok {
 		return !outs.EVESSH || tx.TxData().Logged&loggedSSH != 0
 	}
-	if _, ok := tx.(*ftp.Tx); ok {
+	switch tx.(type) {
+	case *ftp.Tx, *ftp.DataState:
 		return !outs.EVEFTP || tx.TxData().Logged&loggedFTP != 0
 	}
 	if _, ok := tx.(*htp.Tx); !ok {
