@@ -110,18 +110,28 @@ func CommandName(code uint8) string {
 // ends first (then the earlier table entry). ok is false when no pattern occurs.
 func matchCommand(line []byte) (idx int, ok bool) {
 	for end := 1; end <= len(line); end++ {
-		for i := range commands {
+		for _, i := range byLast[line[end-1]] {
 			n := len(commands[i].name)
-			if n > end {
-				continue
-			}
-			if equalFoldASCII(line[end-n:end], commands[i].name) {
-				return i, true
+			if n <= end && equalFoldASCII(line[end-n:end], commands[i].name) {
+				return int(i), true
 			}
 		}
 	}
 	return 0, false
 }
+
+// byLast lists the table's entries, in table order, by the last byte of their name in
+// either case: a match can only end on one of them.
+var byLast = func() (t [256][]uint8) {
+	for i, c := range commands {
+		b := c.name[len(c.name)-1]
+		t[b] = append(t[b], uint8(i))
+		if 'A' <= b && b <= 'Z' {
+			t[b+'a'-'A'] = append(t[b+'a'-'A'], uint8(i))
+		}
+	}
+	return t
+}()
 
 func equalFoldASCII(b []byte, s string) bool {
 	for i := range len(s) {
