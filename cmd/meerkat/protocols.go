@@ -7,4 +7,5 @@ import (
 	_ "github.com/meerkat-ids/meerkat/applayer/http"
 	_ "github.com/meerkat-ids/meerkat/applayer/http2"
 	_ "github.com/meerkat-ids/meerkat/applayer/ssh"
+	_ "github.com/meerkat-ids/meerkat/applayer/telnet"
 )
