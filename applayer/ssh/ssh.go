@@ -170,6 +170,38 @@ type State struct {
 	freed bool
 	cfg   *Settings
 	pool  *Pool
+	fs    *applayer.Frames
+}
+
+// The SSH frame types (SshFrameType): each binary packet's header, its data after the
+// header, and the whole packet.
+const (
+	FrameRecordHdr applayer.FrameType = iota
+	FrameRecordData
+	FrameRecordPDU
+)
+
+// SetFrames implements applayer.FrameUser.
+func (s *State) SetFrames(fs *applayer.Frames) { s.fs = fs }
+
+// frames makes the three frames of a record whose header starts off bytes into the current
+// data (parse_record's Frame::new calls, for whole records and for headers alone).
+func (s *State) frames(dir applayer.Dir, off int, pktLen uint32) {
+	if s.fs == nil {
+		return
+	}
+	for _, f := range [...]struct {
+		t        applayer.FrameType
+		rel, len int64
+	}{
+		{FrameRecordHdr, 0, recordHeaderLen},
+		{FrameRecordData, recordHeaderLen, int64(pktLen) - 2},
+		{FrameRecordPDU, 0, int64(pktLen) + 4},
+	} {
+		if id := s.fs.New(dir, off+int(f.rel), f.t, 0); id != 0 {
+			s.fs.SetLen(dir, id, f.len)
+		}
+	}
 }
 
 // Tx returns the flow's transaction (also after it was freed).
@@ -199,6 +231,7 @@ func (s *State) Reset() {
 	s.tx.Server.reset()
 	s.tx.td.Reset(0)
 	s.freed = false
+	s.fs = nil
 }
 
 // Gap: SSH has no gap support in Suricata (the parser does not accept gaps), so a gap ends
@@ -221,7 +254,7 @@ func (s *State) Parse(dir applayer.Dir, data []byte, _ applayer.Flags) applayer.
 	if t.Side(dir).Flags < StateBannerDone {
 		r = s.parseBanner(dir, data)
 	} else {
-		r = s.parseRecords(dir, data)
+		r = s.parseRecords(dir, data, 0)
 	}
 	t.td.Progress[flow.ToServer] = t.progress(flow.ToServer)
 	t.td.Progress[flow.ToClient] = t.progress(flow.ToClient)
@@ -325,7 +358,7 @@ func (s *State) parseBanner(dir applayer.Dir, data []byte) applayer.Result {
 // afterBanner parses the records after the banner line and, when that went well, asks for
 // raw inspection of the direction (sc_app_layer_parser_trigger_raw_stream_inspection).
 func (s *State) afterBanner(dir applayer.Dir, data, rest []byte) applayer.Result {
-	r := s.parseRecords(dir, rest)
+	r := s.parseRecords(dir, rest, len(data)-len(rest))
 	switch {
 	case r.Err != nil:
 	case r.Needed > 0:
@@ -341,7 +374,7 @@ func (s *State) afterBanner(dir applayer.Dir, data, rest []byte) applayer.Result
 // reassembled KEXINIT gives the HASSH), then each binary packet (u32 length > 1, padding
 // length, message code, length-2 more bytes). NEWKEYS finishes the side; once both sides
 // are finished the encryption-handling applies.
-func (s *State) parseRecords(dir applayer.Dir, in []byte) applayer.Result {
+func (s *State) parseRecords(dir applayer.Dir, in []byte, base int) applayer.Result {
 	h := s.tx.Side(dir)
 	other := s.tx.Side(1 - dir)
 	il := len(in)
@@ -370,6 +403,7 @@ func (s *State) parseRecords(dir applayer.Dir, in []byte) applayer.Result {
 		pktLen := binary.BigEndian.Uint32(in)
 		code := in[5]
 		body := uint64(pktLen) - 2
+		s.frames(dir, base+il-len(in), pktLen)
 		if uint64(len(in)-recordHeaderLen) >= body {
 			// A whole record.
 			end := recordHeaderLen + int(body)
@@ -516,7 +550,8 @@ var Parser = &applayer.Parser{
 		{"request_in_progress", "request_banner_wait_eol", "request_banner_done", "request_finished"},
 		{"response_in_progress", "response_banner_wait_eol", "response_banner_done", "response_finished"},
 	},
-	Events: EventNames,
+	Events:     EventNames,
+	FrameTypes: []string{"record_hdr", "record_data", "record_pdu"},
 }
 
 func init() {
