@@ -372,8 +372,13 @@ func (s *State) Reset() {
 	*s = State{cfg: s.cfg, pool: s.pool, txs: s.txs[:0], portLine: s.portLine[:0]}
 }
 
-// Gap: the FTP parser does not accept gaps.
-func (s *State) Gap(applayer.Dir, uint64) applayer.Result { return applayer.Result{Err: errFTP} }
+// Gap: the FTP parser does not accept gaps (no APP_LAYER_PARSER_OPT_ACCEPT_GAPS): the gap is
+// an error, after raw inspection of the direction is asked for.
+func (s *State) Gap(dir applayer.Dir, _ uint64) applayer.Result {
+	r := applayer.Result{Err: errFTP}
+	r.TriggerRaw[dir] = true
+	return r
+}
 
 // PortLine returns the last PORT or EPRT line and whether the last command was PORT (the
 // ftpbounce keyword's inputs: ftp_state->port_line and ftp_state->command).

@@ -71,7 +71,10 @@ type DataState struct {
 	pool     *DataPool
 }
 
-var errNoExpectation = errors.New("ftp-data: no transfer command")
+var (
+	errNoExpectation = errors.New("ftp-data: no transfer command")
+	errDataGap       = errors.New("ftp-data: stream gap")
+)
 
 // TxData returns the framework data.
 func (d *DataState) TxData() *applayer.TxData { return &d.td }
@@ -99,8 +102,13 @@ func (d *DataState) Reset() {
 	*d = DataState{pool: d.pool, FileName: d.FileName[:0]}
 }
 
-// Gap is accepted: the data is not parsed.
-func (d *DataState) Gap(applayer.Dir, uint64) applayer.Result { return applayer.Result{} }
+// Gap: ftp-data does not accept gaps either (RegisterFTPParsers sets no
+// APP_LAYER_PARSER_OPT_ACCEPT_GAPS).
+func (d *DataState) Gap(dir applayer.Dir, _ uint64) applayer.Result {
+	r := applayer.Result{Err: errDataGap}
+	r.TriggerRaw[dir] = true
+	return r
+}
 
 // progress is FTPDataGetAlstateProgress: the data direction's state, the other direction
 // finished; before the first data no direction is the data direction, so both are finished.

@@ -234,10 +234,13 @@ func (s *State) Reset() {
 	s.fs = nil
 }
 
-// Gap: SSH has no gap support in Suricata (the parser does not accept gaps), so a gap ends
-// parsing of the flow.
-func (s *State) Gap(applayer.Dir, uint64) applayer.Result {
-	return applayer.Result{Err: errGap}
+// Gap: the SSH parser does not accept gaps (no APP_LAYER_PARSER_OPT_ACCEPT_GAPS): a gap ends
+// the flow's app layer as an error, after raw inspection of the direction is asked for
+// (AppLayerParserParse's gap branch).
+func (s *State) Gap(dir applayer.Dir, _ uint64) applayer.Result {
+	r := applayer.Result{Err: errGap}
+	r.TriggerRaw[dir] = true
+	return r
 }
 
 var (
