@@ -57,6 +57,14 @@ func init() {
 	registerDetect()
 }
 
+// commandBytes are the command names as the ftp.command buffer hands them out.
+var commandBytes = func() (b [len(commands)][]byte) {
+	for i, c := range commands {
+		b[i] = []byte(c.name)
+	}
+	return b
+}()
+
 func asTx(tx applayer.Tx) (*Tx, bool) {
 	t, ok := tx.(*Tx)
 	return t, ok && t.code != CmdUnknown
@@ -75,7 +83,7 @@ func registerDetect() {
 			if !ok || i != 0 {
 				return nil, false
 			}
-			return []byte(commands[t.cmdIdx].name), true
+			return commandBytes[t.cmdIdx], true
 		}})
 	applayer.RegisterBuffer(applayer.Buffer{Name: "ftp.command_data", Proto: applayer.ProtoFTP, Dirs: ts, Progress: done,
 		Get: func(tx applayer.Tx, _ applayer.Dir, i int, _ *applayer.GetCtx) ([]byte, bool) {
