@@ -4,8 +4,10 @@ import (
 	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/applayer"
 	dnsp "github.com/meerkat-ids/meerkat/applayer/dns"
+	"github.com/meerkat-ids/meerkat/applayer/ftp"
 	htp "github.com/meerkat-ids/meerkat/applayer/http"
 	"github.com/meerkat-ids/meerkat/applayer/smtp"
+	"github.com/meerkat-ids/meerkat/applayer/ssh"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
@@ -18,7 +20,9 @@ const (
 	loggedHTTP     uint32 = 1 << 0
 	loggedFiles    uint32 = 1 << 1
 	loggedSMTP     uint32 = 1 << 2
-	loggedDNS      uint32 = 1 << 3
+	loggedSSH      uint32 = 1 << 5
+	loggedFTP      uint32 = 1 << 6
+	loggedDNS      uint32 = 1 << 7
 	fileCountShift        = 8
 	fileCountMax          = 0xff
 )
@@ -79,6 +83,36 @@ func (w *worker) logTxs(pc *packetCtx) {
 			}
 			continue
 		}
+		if st, ok := tx.(*ssh.Tx); ok {
+			if anomalies && !td.Events.Empty() {
+				output.TxAnomalies(&w.json, pc.p, pc.f, app, tx, &td.EventsLogged, w.eve.Line)
+			}
+			w.logSSH(pc, app, st, eof)
+			continue
+		}
+		if fd, ok := tx.(*ftp.DataState); ok {
+			if outs.EVEFTP && td.Logged&loggedFTP == 0 &&
+				(eof || td.Progress[flow.ToServer] >= comp[flow.ToServer] && td.Progress[flow.ToClient] >= comp[flow.ToClient]) {
+				output.FTPDataRecord(&w.json, pc.p, pc.f, pc.dir, fd)
+				w.eve.Line(w.json.B)
+				td.Logged |= loggedFTP
+			}
+			continue
+		}
+		if ft, ok := tx.(*ftp.Tx); ok {
+			if anomalies && !td.Events.Empty() {
+				output.TxAnomalies(&w.json, pc.p, pc.f, app, tx, &td.EventsLogged, w.eve.Line)
+			}
+			// The JsonFTPLog tx logger: once both sides are complete (the reply is), or at
+			// EOF.
+			if outs.EVEFTP && td.Logged&loggedFTP == 0 &&
+				(eof || td.Progress[flow.ToServer] >= comp[flow.ToServer] && td.Progress[flow.ToClient] >= comp[flow.ToClient]) {
+				output.FTPRecord(&w.json, pc.p, pc.f, pc.dir, ft)
+				w.eve.Line(w.json.B)
+				td.Logged |= loggedFTP
+			}
+			continue
+		}
 		ht, isHTTP := tx.(*htp.Tx)
 		if outs.EVEFiles && isHTTP {
 			w.logFiles(pc, app, ht, eof)
@@ -102,6 +136,23 @@ func (w *worker) logTxs(pc *packetCtx) {
 			w.eve.Line(w.json.B)
 			td.Logged |= loggedSMTP
 		}
+	}
+}
+
+// logSSH writes tx's ssh record once (the JsonSshLog tx logger): when SCSshTxGetLogCondition
+// holds, or at EOF whatever it says. The parser's EOF (APP_LAYER_PARSER_EOF_TS|TC, set with
+// NO_INSPECTION when encryption starts, or on a parse error) is the flow's disabled app layer.
+func (w *worker) logSSH(pc *packetCtx, app *applayer.FlowApp, tx *ssh.Tx, eof bool) {
+	td := tx.TxData()
+	if !w.cfg.Outputs.EVESSH || td.Logged&loggedSSH != 0 {
+		return
+	}
+	if !(eof || app.Disabled || tx.LogReady()) {
+		return
+	}
+	td.Logged |= loggedSSH // a tx without banner is done too (SCSshLogJson returned false)
+	if output.SSHRecord(&w.json, pc.p, pc.f, pc.dir, tx) {
+		w.eve.Line(w.json.B)
 	}
 }
 
@@ -235,6 +286,13 @@ func (w *worker) txLogged(tx applayer.Tx) bool {
 		l := tx.TxData().Logged
 		return (!outs.EVESMTP || l&loggedSMTP != 0) && (!outs.EVEFiles || l&loggedFiles != 0)
 	}
+	if _, ok := tx.(*ssh.Tx); ok {
+		return !outs.EVESSH || tx.TxData().Logged&loggedSSH != 0
+	}
+	switch tx.(type) {
+	case *ftp.Tx, *ftp.DataState:
+		return !outs.EVEFTP || tx.TxData().Logged&loggedFTP != 0
+	}
 	if _, ok := tx.(*htp.Tx); !ok {
 		return true
 	}
@@ -255,7 +313,7 @@ func (w *worker) logTxsEnd(f *flow.Flow) {
 		return
 	}
 	outs := &w.cfg.Outputs
-	if !outs.EVEHTTP && !outs.EVEFiles && !outs.EVESMTP && !outs.Anomaly.AppLayer {
+	if !outs.EVEHTTP && !outs.EVEFiles && !outs.EVESMTP && !outs.EVESSH && !outs.EVEFTP && !outs.Anomaly.AppLayer {
 		return
 	}
 	p := &w.stream.pseudo

@@ -613,6 +613,12 @@ func openOutputs(st *config.Settings, logDir string) (pipeline.Outputs, func() e
 		outs.EVEFiles = eve.Files.Enabled
 		outs.EVESMTP = eve.SMTP.Enabled
 		outs.SMTP = smtpOptions(eve.SMTP)
+		if t, ok := eve.Type("ssh"); ok && t.Enabled {
+			outs.EVESSH = true
+		}
+		if t, ok := eve.Type("ftp"); ok && t.Enabled {
+			outs.EVEFTP = true
+		}
 		outs.Files = output.FileOptions{Hashes: hashes, XFF: xffConfig(eve.Files.XFF, eve.XFF)}
 		if an := eve.Anomaly; an.Enabled {
 			outs.Anomaly = output.AnomalyOptions{Decode: an.Decode, Stream: an.Stream, AppLayer: an.AppLayer, PacketHeader: an.PacketHeader}

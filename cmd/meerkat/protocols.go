@@ -10,9 +10,12 @@ import (
 import (
 	_ "github.com/meerkat-ids/meerkat/applayer/dcerpc"
 	_ "github.com/meerkat-ids/meerkat/applayer/dns"
+	_ "github.com/meerkat-ids/meerkat/applayer/ftp"
 	_ "github.com/meerkat-ids/meerkat/applayer/http"
 	_ "github.com/meerkat-ids/meerkat/applayer/http2"
 	_ "github.com/meerkat-ids/meerkat/applayer/smtp"
+	_ "github.com/meerkat-ids/meerkat/applayer/ssh"
+	_ "github.com/meerkat-ids/meerkat/applayer/telnet"
 )
 
 // dnsOptions turns the eve-log dns type's settings into the dns logger's options; an rrtype
