@@ -92,6 +92,15 @@ type Result struct {
 	// when a body reaches its minimal inspect size), so that stream rules see the bytes on
 	// the packet the transaction's rules see them.
 	TriggerRaw [2]bool
+	// Encrypted says the flow's payload is encrypted from now on (TLS's encryption-handling
+	// track-only or bypass at the first application-data record:
+	// APP_LAYER_PARSER_NO_INSPECTION_PAYLOAD): packet and stream payload are no longer
+	// inspected and raw stream reassembly stops both ways; the parser keeps running.
+	Encrypted bool
+	// Bypass says the parser is done with the flow and the flow may be bypassed
+	// (APP_LAYER_PARSER_NO_REASSEMBLY + APP_LAYER_PARSER_BYPASS_READY: encryption-handling
+	// bypass).
+	Bypass bool
 }
 
 // ProtocolChange is a parser's request to hand the flow to another protocol
