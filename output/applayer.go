@@ -6,6 +6,7 @@ import (
 
 	"github.com/meerkat-ids/meerkat/applayer"
 	htp "github.com/meerkat-ids/meerkat/applayer/http"
+	"github.com/meerkat-ids/meerkat/applayer/tls"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
 )
@@ -56,9 +57,13 @@ func (a *AlertApp) appLayer(j *JSON, dir flow.Direction, opt *AlertOptions) {
 			progressMember(j, "ts_progress", fa.Parser, flow.ToServer, td.Progress[flow.ToServer])
 			progressMember(j, "tc_progress", fa.Parser, flow.ToClient, td.Progress[flow.ToClient])
 		}
-		if fa.Proto == applayer.ProtoHTTP1 {
+		switch fa.Proto {
+		case applayer.ProtoHTTP1:
 			tx, _ := a.Tx.(*htp.Tx)
 			HTTPObject(j, tx, opt.HTTPBodyPrintable, opt.HTTPBody)
+		case applayer.ProtoTLS:
+			st, _ := a.Tx.(*tls.State)
+			TLSObject(j, st)
 		}
 	}
 	if opt.Metadata {

@@ -53,7 +53,10 @@ type Outputs struct {
 	// writes fileinfo records (types files) with the options Files.
 	EVEHTTP, EVEFiles bool
 	HTTP              output.HTTPOptions
-	Files             output.FileOptions
+	// EVETLS writes tls records (eve-log types tls) with the options TLS.
+	EVETLS bool
+	TLS    output.TLSOptions
+	Files  output.FileOptions
 }
 
 // Config is everything a run needs.

@@ -4,6 +4,7 @@ import (
 	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/applayer"
 	htp "github.com/meerkat-ids/meerkat/applayer/http"
+	"github.com/meerkat-ids/meerkat/applayer/tls"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
@@ -15,6 +16,7 @@ import (
 const (
 	loggedHTTP     uint32 = 1 << 0
 	loggedFiles    uint32 = 1 << 1
+	loggedTLS      uint32 = 1 << 2
 	fileCountShift        = 8
 	fileCountMax          = 0xff
 )
@@ -69,6 +71,15 @@ func (w *worker) logTxs(pc *packetCtx) {
 			output.HTTPRecord(&w.json, pc.p, pc.f, pc.dir, ht, &outs.HTTP)
 			w.eve.Line(w.json.B)
 			td.Logged |= loggedHTTP
+		}
+		if ts, ok := tx.(*tls.State); ok && outs.EVETLS && td.Logged&loggedTLS == 0 && output.TLSReady(ts, eof) {
+			// JsonTlsLogger: once per flow, at handshake done or the flow's end; a flow
+			// without a certificate (nor resumption, nor TLS 1.3) is marked without a record.
+			if output.TLSWanted(ts, &outs.TLS) {
+				output.TLSRecord(&w.json, pc.p, pc.f, pc.dir, ts, &outs.TLS, app.ProtoOrig)
+				w.eve.Line(w.json.B)
+			}
+			td.Logged |= loggedTLS
 		}
 	}
 }
@@ -140,10 +151,13 @@ func (w *worker) txLogged(tx applayer.Tx) bool {
 	if w.eve.W == nil {
 		return true
 	}
+	outs := &w.cfg.Outputs
+	if _, ok := tx.(*tls.State); ok {
+		return !outs.EVETLS || tx.TxData().Logged&loggedTLS != 0
+	}
 	if _, ok := tx.(*htp.Tx); !ok {
 		return true
 	}
-	outs := &w.cfg.Outputs
 	l := tx.TxData().Logged
 	return (!outs.EVEHTTP || l&loggedHTTP != 0) && (!outs.EVEFiles || l&loggedFiles != 0)
 }
@@ -161,7 +175,7 @@ func (w *worker) logTxsEnd(f *flow.Flow) {
 		return
 	}
 	outs := &w.cfg.Outputs
-	if !outs.EVEHTTP && !outs.EVEFiles && !outs.Anomaly.AppLayer {
+	if !outs.EVEHTTP && !outs.EVEFiles && !outs.EVETLS && !outs.Anomaly.AppLayer {
 		return
 	}
 	p := &w.stream.pseudo

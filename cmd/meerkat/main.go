@@ -606,6 +606,8 @@ func openOutputs(st *config.Settings, logDir string) (pipeline.Outputs, func() e
 				outs.HTTP.Custom |= bit
 			}
 		}
+		outs.EVETLS = eve.TLS.Enabled
+		outs.TLS, _ = output.TLSOptionsFrom(eve.TLS.HasNode, eve.TLS.Extended, eve.TLS.Custom, eve.TLS.SessionResumption)
 		outs.EVEFiles = eve.Files.Enabled
 		outs.Files = output.FileOptions{Hashes: hashes, XFF: xffConfig(eve.Files.XFF, eve.XFF)}
 		if an := eve.Anomaly; an.Enabled {

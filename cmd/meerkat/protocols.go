@@ -5,4 +5,5 @@ package main
 import (
 	_ "github.com/meerkat-ids/meerkat/applayer/http"
 	_ "github.com/meerkat-ids/meerkat/applayer/http2"
+	_ "github.com/meerkat-ids/meerkat/applayer/tls"
 )
