@@ -271,6 +271,10 @@ type DataResult struct {
 	// start, StreamTcpReassemblySetMinInspectDepth).
 	MinInspect    uint64
 	MinInspectSet bool
+	// Encrypted and Bypass are the parser's Result.Encrypted and Result.Bypass: the flow's
+	// payload is no longer inspected and raw reassembly stops both ways; Bypass also ends
+	// the app layer for the flow and bypasses it.
+	Encrypted, Bypass bool
 }
 
 // Data hands the app layer n bytes of direction d of TCP flow f during a packet of
@@ -703,7 +707,16 @@ func (l *Layer) parsed(fa *flowApp, d Dir, data []byte, r Result) DataResult {
 		fa.pmDone, fa.ppDone, fa.detected, fa.ppMask = [2]bool{}, [2]bool{}, [2]bool{}, [2]uint64{}
 		return DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw, Changing: true}
 	}
-	return DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw}
+	res := DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw,
+		Encrypted: r.Encrypted, Bypass: r.Bypass}
+	if r.Bypass {
+		// APP_LAYER_PARSER_NO_INSPECTION with NO_REASSEMBLY and BYPASS_READY: the parser is
+		// done (its EOF), the stream stops app-layer reassembly, the transactions are freed
+		// once logged.
+		fa.Disabled, fa.noInspect = true, true
+		res.Disable = true
+	}
+	return res
 }
 
 // parseError disables the app layer for the flow after a parser error; its transactions

@@ -161,6 +161,13 @@ type Flow struct {
 	ByFirewall bool
 	// Vars are the flowbits and flowints rules set on the flow.
 	Vars Vars
+	// NoPayloadInspect is FLOW_NOPAYLOAD_INSPECTION: the flow's payload is not inspected
+	// (its app layer said the data is encrypted); every later packet gets
+	// decode.Packet.NoPayloadInspection.
+	NoPayloadInspect bool
+	// Bypassed is FLOW_STATE_LOCAL_BYPASSED: the flow's later packets are only counted
+	// (flow_bypassed.local_pkts/_bytes), not tracked, inspected or logged.
+	Bypassed bool
 
 	// slot is the flow's stable index in its table and serial the number of this flow in
 	// that slot (Slots).
