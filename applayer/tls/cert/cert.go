@@ -366,7 +366,43 @@ func appendHexSep(dst, b []byte, digits string) []byte {
 
 // FormatTime appends t as EVE writes notbefore/notafter ("1969-12-31T00:00:00", UTC, no zone).
 func FormatTime(dst []byte, t int64) []byte {
-	return time.Unix(t, 0).UTC().AppendFormat(dst, "2006-01-02T15:04:05")
+	days, secs := t/86400, t%86400
+	if secs < 0 {
+		days, secs = days-1, secs+86400
+	}
+	y, m, d := civilFromDays(days)
+	if y < 0 || y > 9999 { // outside what x509 times can hold; keep the layout of time.Format
+		return time.Unix(t, 0).UTC().AppendFormat(dst, "2006-01-02T15:04:05")
+	}
+	dst = append(dst, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-')
+	dst = append(dst, byte('0'+m/10), byte('0'+m%10), '-', byte('0'+d/10), byte('0'+d%10), 'T')
+	h, mi, s := int(secs/3600), int(secs/60%60), int(secs%60)
+	return append(dst, byte('0'+h/10), byte('0'+h%10), ':', byte('0'+mi/10), byte('0'+mi%10), ':',
+		byte('0'+s/10), byte('0'+s%10))
+}
+
+// civilFromDays is the proleptic Gregorian date of a day number from 1970-01-01.
+func civilFromDays(z int64) (y, m, d int) {
+	z += 719468
+	era := z / 146097
+	if z < 0 && z%146097 != 0 {
+		era--
+	}
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	yy := yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d = int(doy - (153*mp+2)/5 + 1)
+	if mp < 10 {
+		m = int(mp + 3)
+	} else {
+		m = int(mp - 9)
+	}
+	if m <= 2 {
+		yy++
+	}
+	return int(yy), m, d
 }
 
 // --- names -----------------------------------------------------------------------------------
