@@ -81,7 +81,10 @@ func parseHello(body []byte, client bool, h *Hello) error {
 		}
 		ok := true
 		switch typ {
-		case 0: // server_name
+		case 0: // server_name (TLSDecodeHSHelloExtensionSni: an empty extension is accepted)
+			if data.Empty() {
+				break
+			}
 			var list, name cryptobyte.String
 			var nt uint8
 			ok = data.ReadUint16LengthPrefixed(&list) && list.ReadUint8(&nt) && nt == 0 &&
@@ -123,6 +126,9 @@ func parseHello(body []byte, client bool, h *Hello) error {
 				}
 			}
 		case 43: // supported_versions: the first valid one
+			if data.Empty() {
+				break
+			}
 			var l cryptobyte.String
 			ok = data.ReadUint8LengthPrefixed(&l) && len(l) >= 2
 			for ok && len(l) >= 2 {
