@@ -11,6 +11,7 @@ package cert
 
 import (
 	"crypto/sha1"
+	"math/big"
 	"strconv"
 	"time"
 	"unicode/utf16"
@@ -504,29 +505,11 @@ func appendAttrType(dst, oid []byte) []byte {
 	return append(dst, ')')
 }
 
-// appendOID appends the dotted form asn1-rs Oid::to_id_string writes: the first byte gives the
-// first two arcs (b/40, b%40), then base-128 groups; if an arc needs more than 64 bits, the bytes
-// as lowercase hex separated by spaces.
+// appendOID appends the dotted form asn1-rs Oid::to_id_string writes (with the bigint feature
+// x509-parser builds it with): the first byte gives the first two arcs (b/40, b%40), then base-128
+// groups, a trailing unterminated group still counting as an arc; arcs of any size in decimal.
 func appendOID(dst, oid []byte) []byte {
 	if len(oid) == 0 {
-		return dst
-	}
-	maxBits, cur := 0, 0
-	for _, c := range oid {
-		if c>>7 == 0 {
-			maxBits = max(maxBits, cur+7)
-			cur = 0
-		} else {
-			cur += 7
-		}
-	}
-	if maxBits > 64 {
-		for i, c := range oid {
-			if i > 0 {
-				dst = append(dst, ' ')
-			}
-			dst = append(dst, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xf])
-		}
 		return dst
 	}
 	dst = strconv.AppendUint(dst, uint64(oid[0]/40), 10)
@@ -535,20 +518,31 @@ func appendOID(dst, oid []byte) []byte {
 	}
 	dst = append(dst, '.')
 	dst = strconv.AppendUint(dst, uint64(oid[0]%40), 10)
-	var v uint64
-	in := false
-	for _, c := range oid[1:] {
-		v = v<<7 | uint64(c&0x7f)
-		in = true
-		if c&0x80 == 0 {
-			dst = append(dst, '.')
-			dst = strconv.AppendUint(dst, v, 10)
-			v, in = 0, false
+	rest := oid[1:]
+	for len(rest) > 0 {
+		n := 0
+		for n < len(rest) && rest[n]&0x80 != 0 {
+			n++
 		}
-	}
-	if in { // a trailing unterminated group is still an arc
+		if n < len(rest) {
+			n++ // the terminating byte
+		}
+		group := rest[:n]
+		rest = rest[n:]
 		dst = append(dst, '.')
-		dst = strconv.AppendUint(dst, v, 10)
+		if len(group) <= 9 { // at most 63 bits
+			var v uint64
+			for _, c := range group {
+				v = v<<7 | uint64(c&0x7f)
+			}
+			dst = strconv.AppendUint(dst, v, 10)
+			continue
+		}
+		v := new(big.Int) // rare: an arc beyond 63 bits
+		for _, c := range group {
+			v.Lsh(v, 7).Or(v, big.NewInt(int64(c&0x7f)))
+		}
+		dst = v.Append(dst, 10)
 	}
 	return dst
 }

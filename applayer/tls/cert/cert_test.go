@@ -449,3 +449,23 @@ func TestFormatTime(t *testing.T) {
 		}
 	}
 }
+
+func TestOIDText(t *testing.T) {
+	tests := map[string]string{
+		"2a864886f70d010101":     "1.2.840.113549.1.1.1",
+		"00":                     "0",
+		"":                       "",
+		"550403":                 "2.5.4.3",
+		"2a8180":                 "1.2.128", // unterminated trailing group still an arc
+		"2a81":                   "1.2.1",
+		"2affffffffffffffffff7f": "1.2.1180591620717411303423", // 2^70-1
+		"2a81ffffffffffffffff7f": "1.2.18446744073709551615",   // 2^64-1
+		"7f":                     "3.7",
+	}
+	for h, want := range tests {
+		b, _ := hex.DecodeString(h)
+		if got := string(appendOID(nil, b)); got != want {
+			t.Errorf("appendOID(%s) = %q, want %q", h, got, want)
+		}
+	}
+}
