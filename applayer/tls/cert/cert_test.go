@@ -469,3 +469,40 @@ func TestOIDText(t *testing.T) {
 		}
 	}
 }
+
+// A real certificate (tls-glupteba's Let's Encrypt leaf, 17 SANs) decodes into a warm Cert
+// without allocating.
+func TestDecodeAllocsRealCert(t *testing.T) {
+	der := pcapCerts(t, "tls-glupteba")[0]
+	var c Cert
+	if err := Decode(der, &c); err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = Decode(der, &c) }); n != 0 {
+		t.Errorf("%v allocs, want 0", n)
+	}
+}
+
+func BenchmarkDecodeRealCert(b *testing.B) {
+	dir := tlspcap.ConformanceTest("tls-glupteba")
+	if dir == "" {
+		b.Skip("conformance tests not found")
+	}
+	msgs, err := tlspcap.Read(filepath.Join(dir, "input.pcap"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var der []byte
+	for _, m := range msgs {
+		if m.Type == tlspcap.Certificate {
+			der = tlspcap.Certificates(m.Body)[0]
+			break
+		}
+	}
+	var c Cert
+	b.SetBytes(int64(len(der)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = Decode(der, &c)
+	}
+}
