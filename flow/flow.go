@@ -159,6 +159,10 @@ type Flow struct {
 	// ByFirewall records that the flow's action was set by a firewall rule or policy, so its
 	// later drops count as "firewall flow drop".
 	ByFirewall bool
+	// ByException records that an exception policy dropped the flow
+	// (FLOW_AUX_ACTION_BY_EXCEPTION_POLICY): its later packets are "exception policy flow
+	// drop"s.
+	ByException bool
 	// Vars are the flowbits and flowints rules set on the flow.
 	Vars Vars
 	// NoPayloadInspect is FLOW_NOPAYLOAD_INSPECTION: the flow's payload is not inspected

@@ -296,7 +296,11 @@ func (w *worker) inspect(pc *packetCtx) bool {
 		}
 		if w.cfg.IPS {
 			if f.Action == flow.ActionDrop {
-				w.drop(pc, alert.ReasonFlowDrop, nil, false)
+				reason := alert.ReasonFlowDrop
+				if f.ByException {
+					reason = alert.ReasonEPFlowDrop // FlowHandlePacketUpdate
+				}
+				w.drop(pc, reason, nil, false)
 			} else {
 				w.ips.Accepted++
 			}

@@ -1,6 +1,9 @@
 package tls
 
 import (
+	"errors"
+	"strings"
+
 	"github.com/meerkat-ids/meerkat/applayer"
 	"github.com/meerkat-ids/meerkat/applayer/tls/ja"
 	"github.com/meerkat-ids/meerkat/flow"
@@ -67,13 +70,37 @@ func (s *State) JA4() []byte {
 	return s.ja4Buf
 }
 
+// useJA3 is DetectJa3*Setup's check: a ja3.* / ja3s.* rule turns JA3 on (SSLEnableJA3) or
+// fails to load when ja3-fingerprints is no.
+func useJA3() error {
+	if !EnableJA3() {
+		return errors.New("ja3 support is not enabled")
+	}
+	return nil
+}
+
+// useJA4 is DetectJa4HashSetup's check (SSLEnableJA4; ja4-fingerprints: no refuses the rule).
+func useJA4() error {
+	if !EnableJA4() {
+		return errors.New("ja4 support is not enabled")
+	}
+	return nil
+}
+
 // registerBuffers registers TLS's sticky buffers, its integer keyword and its own-grammar
 // keywords (§2.6 of the reference; src/detect-tls*.c, src/detect-ssl-*.c, src/detect-ja*.c).
 func registerBuffers() {
 	p := applayer.ProtoTLS
 	reg := func(name string, dirs [2]bool, prog [2]uint8, multi bool,
 		get func(tx applayer.Tx, dir applayer.Dir, i int, ctx *applayer.GetCtx) ([]byte, bool)) {
-		applayer.RegisterBuffer(applayer.Buffer{Name: name, Proto: p, Dirs: dirs, Progress: prog, Multi: multi, Get: get})
+		b := applayer.Buffer{Name: name, Proto: p, Dirs: dirs, Progress: prog, Multi: multi, Get: get}
+		switch {
+		case strings.HasPrefix(name, "ja3"):
+			b.Use = useJA3
+		case strings.HasPrefix(name, "ja4"):
+			b.Use = useJA4
+		}
+		applayer.RegisterBuffer(b)
 	}
 	certProg := [2]uint8{ClientCertDone, ServerCertDone}
 	reg("tls.sni", dirTS, [2]uint8{ClientHelloDone, 0}, false, func(tx applayer.Tx, dir applayer.Dir, i int, ctx *applayer.GetCtx) ([]byte, bool) {

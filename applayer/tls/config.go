@@ -57,10 +57,27 @@ var (
 	ja3Mode, ja4Mode atomic.Uint32
 )
 
+// Preconfigure reads, before the rules load, what decides whether ja3.* / ja4.hash rules
+// load: ja3-fingerprints and ja4-fingerprints (CheckJA3Enabled, CheckJA4Enabled), setting the
+// process-wide modes; yes turns computation on, auto leaves it to the rules (Buffer.Use).
+func Preconfigure(conf *config.Node) error {
+	var s Settings
+	if conf != nil {
+		s.JA3 = fingerprintMode(conf, "ja3-fingerprints")
+		s.JA4 = fingerprintMode(conf, "ja4-fingerprints")
+	}
+	ja3Mode.Store(uint32(s.JA3))
+	ja4Mode.Store(uint32(s.JA4))
+	ja3On.Store(s.JA3 == FingerprintYes)
+	ja4On.Store(s.JA4 == FingerprintYes)
+	return nil
+}
+
 // Configure reads app-layer.protocols.tls (conf may be nil): encryption-handling (full,
 // bypass, track-only, default = track-only, anything else track-only; absent: the legacy
 // no-reassemble: yes means bypass), ja3-fingerprints and ja4-fingerprints (auto, yes, no).
-// It also sets the process-wide JA3/JA4 state (CheckJA3Enabled, CheckJA4Enabled).
+// It also sets the process-wide JA3/JA4 modes (as Preconfigure; a switch a rule turned on
+// stays on).
 func Configure(conf *config.Node) (any, error) {
 	s := DefaultSettings()
 	if conf != nil {
@@ -81,8 +98,15 @@ func Configure(conf *config.Node) (any, error) {
 	}
 	ja3Mode.Store(uint32(s.JA3))
 	ja4Mode.Store(uint32(s.JA4))
-	ja3On.Store(s.JA3 == FingerprintYes)
-	ja4On.Store(s.JA4 == FingerprintYes)
+	if s.JA3 == FingerprintYes {
+		ja3On.Store(true)
+	}
+	if s.JA3 == FingerprintNo {
+		ja3On.Store(false)
+	}
+	if s.JA4 == FingerprintYes {
+		ja4On.Store(true)
+	}
 	return s, nil
 }
 

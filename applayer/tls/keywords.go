@@ -37,6 +37,14 @@ func registerKeywords() {
 	reg("tls_cert_valid", dirTC, [2]uint8{0, ServerCertDone}, validity(ValidityValid))
 }
 
+// unquote takes the quotes off a value the rule quoted (the keywords' regexes accept "x").
+func unquote(v string) string {
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
 // isDraft13 reports a TLS 1.3 draft version (0x7fXX).
 func isDraft13(v uint16) bool { return v>>8 == 0x7f }
 
@@ -59,7 +67,7 @@ func versionArgOK(v string) bool {
 // 1.2, 1.3 (prefix compared, as strncmp does) or a raw 0xNNNN; equality with the inspected
 // side's version, every TLS 1.3 draft counting as 1.3 unless the version was written raw.
 func CompileVersion(value string, negated bool) (applayer.TxMatch, error) {
-	v := strings.TrimSpace(value)
+	v := unquote(strings.TrimSpace(value))
 	if !versionArgOK(v) {
 		return nil, errors.New("invalid tls.version option")
 	}
@@ -279,6 +287,7 @@ func subjectArgOK(v string) bool {
 // compileCertSubstr is tls.subject / tls.issuerdn (DetectTlsSubjectMatch): a case-sensitive
 // substring of the side's cert0 field, negated by '!'; without a certificate no match.
 func compileCertSubstr(value string, negated bool, field func(c *Conn) []byte) (applayer.TxMatch, error) {
+	value = unquote(value)
 	if strings.HasPrefix(value, "!") {
 		negated, value = true, value[1:]
 	}
@@ -304,6 +313,7 @@ func compileCertSubstr(value string, negated bool, field func(c *Conn) []byte) (
 // at load); here it is that content match, done by the keyword: the lower-cased value is a
 // substring of the side's fingerprint ('!': is not), no certificate no match.
 func CompileFingerprint(value string, negated bool) (applayer.TxMatch, error) {
+	value = unquote(value)
 	if strings.HasPrefix(value, "!") {
 		negated, value = true, value[1:]
 	}

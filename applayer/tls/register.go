@@ -61,6 +61,7 @@ var Parser = &applayer.Parser{
 	Ports:         "443",
 	FirstData:     &toServer,
 	Configure:     Configure,
+	Preconfigure:  Preconfigure,
 	NewPool:       func(cfg any) applayer.Pool { return NewPool(cfg.(*Settings)) },
 	Complete:      [2]uint8{ClientFinished, ServerFinished},
 	ProgressNames: ProgressNames,

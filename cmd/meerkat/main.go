@@ -712,9 +712,10 @@ func printBuildInfo(w io.Writer) {
 	fmt.Fprintf(w, "This is Meerkat version %s\n", Version)
 	fmt.Fprintf(w, "Suricata compatibility: %s\n", SuricataVersion)
 	// Suricata lists its optional build features on this line, and says "none" when it has
-	// none of them (PrintBuildInfo); the conformance runner reads it. Meerkat claims none of
-	// them yet: what it is built with follows on lines of its own.
-	fmt.Fprintln(w, "Features: none")
+	// none of them (PrintBuildInfo); the conformance runner reads it. Meerkat claims those it
+	// implements (JA3/JA3S and JA4 of applayer/tls); what it is built with follows on lines
+	// of its own.
+	fmt.Fprintln(w, "Features: HAVE_JA3 HAVE_JA4")
 	fmt.Fprintf(w, "Hyperscan version: %s\n", hs.Version())
 	fmt.Fprintf(w, "Go version: %s\n", runtime.Version())
 	fmt.Fprintf(w, "Platform: %s/%s\n", runtime.GOOS, runtime.GOARCH)
