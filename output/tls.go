@@ -231,13 +231,13 @@ func tlsFields(j *JSON, s *tls.State, fields uint64) {
 	if fields&TLSChain != 0 && len(sv.Certs) > 0 {
 		tlsChain(j, sv.Certs)
 	}
-	if fields&TLSJA3 != 0 && cl.JA3Hash != nil {
+	if fields&TLSJA3 != 0 && cl.HasJA3() {
 		j.Object("ja3")
 		j.Bytes("hash", cl.JA3Hash)
 		j.Bytes("string", cl.JA3)
 		j.Close('}')
 	}
-	if fields&TLSJA3S != 0 && sv.JA3Hash != nil {
+	if fields&TLSJA3S != 0 && sv.HasJA3() {
 		j.Object("ja3s")
 		j.Bytes("hash", sv.JA3Hash)
 		j.Bytes("string", sv.JA3)

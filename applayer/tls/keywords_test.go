@@ -25,11 +25,11 @@ func TestVersionKeyword(t *testing.T) {
 	}{
 		{arg: "1.2", ver: VersionTLS12, want: true},
 		{arg: "1.0", ver: VersionTLS12},
-		{arg: "1.3", ver: 0x7f16, want: true},          // draft-22 is 1.3
-		{arg: "0x7f16", ver: 0x7f16, want: true},       // raw
-		{arg: "0x0304", ver: 0x7f16},                   // raw: no draft folding
-		{arg: `"1.1"`, ver: VersionTLS11, want: true},  // quoted form of the regex
-		{arg: "1.2x", ver: VersionTLS12, want: true},   // strncmp prefix compare
+		{arg: "1.3", ver: 0x7f16, want: true},         // draft-22 is 1.3
+		{arg: "0x7f16", ver: 0x7f16, want: true},      // raw
+		{arg: "0x0304", ver: 0x7f16},                  // raw: no draft folding
+		{arg: `"1.1"`, ver: VersionTLS11, want: true}, // quoted form of the regex
+		{arg: "1.2x", ver: VersionTLS12, want: true},  // strncmp prefix compare
 		{arg: "2.0", loadErr: true},
 		{arg: "1 .2", loadErr: true},
 		{arg: "0x12345", loadErr: true},

@@ -105,7 +105,7 @@ type Conn struct {
 	hsEmpty   bool
 	helloSet  bool
 	// JA3 is the JA3 (client) or JA3S (server) string of the first hello, JA3Hash its md5;
-	// nil when JA3 was off at that hello.
+	// valid when HasJA3 (JA3 was on at that hello).
 	JA3, JA3Hash []byte
 	ja3Done      bool
 	// Certs is the certificate chain (raw DER, in order; certificates that failed to
@@ -127,6 +127,9 @@ type Conn struct {
 	alpnOff  []int
 }
 
+// HasJA3 reports whether the side's JA3/JA3S was computed.
+func (c *Conn) HasJA3() bool { return c.ja3Done }
+
 func (c *Conn) reset() {
 	c.Version, c.Random, c.SessionIDLen, c.SNI = 0, [32]byte{}, 0, nil
 	c.alpnOff = c.alpnOff[:0]
@@ -134,7 +137,6 @@ func (c *Conn) reset() {
 	c.HSVersion = 0
 	c.hsEmpty, c.helloSet = true, false
 	c.JA3, c.JA3Hash, c.ja3Done = c.JA3[:0], c.JA3Hash[:0], false
-	c.JA3, c.JA3Hash = nil, nil
 	c.Certs, c.certBuf, c.certSeen, c.HasCert = c.Certs[:0], c.certBuf[:0], false, false
 	c.appLeft, c.hs, c.hsType, c.hsLen, c.hsActive = 0, c.hs[:0], 0, 0, false
 	c.alpnBuf = c.alpnBuf[:0]
