@@ -236,7 +236,7 @@ func TestDecodeErrors(t *testing.T) {
 		{name: "indefinite-length", der: []byte{0x30, 0x80, 0x00, 0x00}, event: EventInvalidDER},
 		{name: "version-negative", edit: func(p *parts) { p.version = tl(0xa0, []byte{0x02, 0x01, 0xff}) }, event: EventInvalidVersion},
 		{name: "version-not-integer", edit: func(p *parts) { p.version = tl(0xa0, []byte{0x04, 0x01, 0x02}) }, event: EventInvalidVersion},
-		{name: "version-wrong-class", edit: func(p *parts) { p.version = tl(0x80, []byte{0x02, 0x01, 0x02}) }, event: EventInvalidDER},
+		{name: "version-wrong-class", edit: func(p *parts) { p.version = tl(0x60, []byte{0x02, 0x01, 0x02}) }, event: EventInvalidDER},
 		{name: "serial-truncated-no-version", edit: func(p *parts) { p.version = nil; p.serial = []byte{0x02, 0x82, 0xff, 0xff, 0x01} }, event: EventInvalidLength},
 		{name: "uid-wrong-class", edit: func(p *parts) { p.uids = tl(0x01, []byte{0x00}) }, event: EventInvalidCertificate},
 		{name: "serial-not-integer", edit: func(p *parts) { p.serial = []byte{0x04, 0x01, 0x01} }, event: EventInvalidSerial},
