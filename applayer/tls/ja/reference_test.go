@@ -421,7 +421,7 @@ func TestReferenceFingerprints(t *testing.T) {
 	// The whole corpus takes minutes (ja4.py dissects every packet with tshark): by default the
 	// conformance pcaps and the first corpus ones run; MEERKAT_REF_FULL=1 runs all of them.
 	if os.Getenv("MEERKAT_REF_FULL") == "" {
-		const quick = 12
+		const quick = 6
 		if len(pcaps) > quick {
 			t.Logf("comparing %d of %d pcaps (MEERKAT_REF_FULL=1 for all)", quick+len(conformance), len(pcaps)+len(conformance))
 			pcaps = pcaps[:quick]
