@@ -162,20 +162,22 @@ func walk(der []byte, st *decodeState) error {
 
 func walkTBS(b []byte, st *decodeState) error {
 	var err error
-	// version [0] EXPLICIT INTEGER OPTIONAL (X509Version::from_der_tagged_0)
+	// version [0] EXPLICIT INTEGER OPTIONAL (X509Version::from_der_tagged_0 over asn1-rs
+	// OptTaggedParser::parse_der): the first element is read whole (Any::from_der: errors LENGTH /
+	// DER); another tag number means no version; tag 0 of another class is an error (DER).
 	if len(b) > 0 {
-		t, n, length, e := readHeader(b)
+		t, rest, e := readTLV(b)
 		if e != tlvOK {
 			return hdrErr(e)
 		}
-		if t.class == classContext && t.tag == 0 {
-			if uint64(len(b)-n) < length {
-				return errLength
+		if t.tag == 0 {
+			if t.class != classContext {
+				return errDER
 			}
-			if !derUint32(b[n : n+int(length)]) {
+			if !derUint32(t.data) {
 				return errVersion
 			}
-			b = b[n+int(length):]
+			b = rest
 		}
 	}
 	// serialNumber: parse_serial maps every failure to InvalidSerial.
@@ -219,8 +221,11 @@ func walkTBS(b []byte, st *decodeState) error {
 		if e != tlvOK {
 			return errCert
 		}
-		if t.class != classContext || t.tag != tag {
+		if t.tag != tag { // Option<T>::from_der: another tag number is an absent field
 			continue
+		}
+		if t.class != classContext { // TaggedValue: wrong class
+			return errCert
 		}
 		if uint64(len(b)-n) < length || !validBitString(b[n:n+int(length)], t.constructed) {
 			return errCert

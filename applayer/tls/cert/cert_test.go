@@ -236,6 +236,9 @@ func TestDecodeErrors(t *testing.T) {
 		{name: "indefinite-length", der: []byte{0x30, 0x80, 0x00, 0x00}, event: EventInvalidDER},
 		{name: "version-negative", edit: func(p *parts) { p.version = tl(0xa0, []byte{0x02, 0x01, 0xff}) }, event: EventInvalidVersion},
 		{name: "version-not-integer", edit: func(p *parts) { p.version = tl(0xa0, []byte{0x04, 0x01, 0x02}) }, event: EventInvalidVersion},
+		{name: "version-wrong-class", edit: func(p *parts) { p.version = tl(0x60, []byte{0x02, 0x01, 0x02}) }, event: EventInvalidDER},
+		{name: "serial-truncated-no-version", edit: func(p *parts) { p.version = nil; p.serial = []byte{0x02, 0x82, 0xff, 0xff, 0x01} }, event: EventInvalidLength},
+		{name: "uid-wrong-class", edit: func(p *parts) { p.uids = tl(0x01, []byte{0x00}) }, event: EventInvalidCertificate},
 		{name: "serial-not-integer", edit: func(p *parts) { p.serial = []byte{0x04, 0x01, 0x01} }, event: EventInvalidSerial},
 		{name: "alg-no-oid", edit: func(p *parts) { p.alg = sq([]byte{0x05, 0x00}) }, event: EventInvalidAlgorithm},
 		{name: "alg-not-sequence", edit: func(p *parts) { p.alg = set(oidTLV("2a")) }, event: EventInvalidDER},
@@ -279,6 +282,12 @@ func TestDecodeErrors(t *testing.T) {
 	decodeOK(t, p.der())
 	p = defaults()
 	p.exts = extsWith(sq(oidTLV("551d13"), tl(0x04, []byte{0xff})))
+	decodeOK(t, p.der())
+	p = defaults()
+	p.uids = append(tl(0x81, []byte{0x00, 0x01}), tl(0x82, []byte{0x00})...)
+	decodeOK(t, p.der())
+	p = defaults()
+	p.version = nil // v1: no [0]
 	decodeOK(t, p.der())
 	p = defaults()
 	p.serial = []byte{0x02, 0x82, 0x00, 0x01, 0x07}

@@ -14,14 +14,18 @@ import (
 // Hello is what a ClientHello or ServerHello contributes to the fingerprints, lists in wire
 // order with GREASE values still in (the functions remove them); the parser resets and fills it.
 //
-// Several ClientHellos in one flow (after a HelloRetryRequest, test tls-duplicate-hello): Suricata
-// keeps adding every later hello's ciphers, extensions, signature algorithms and ALPNs to the one
-// JA4 handshake record and keeps the highest version seen (HandshakeParams::set_tls_version), but
-// freezes JA3 at the first hello. So the parser computes (or keeps) the JA3 string after the first
-// ClientHello, and for each later ClientHello appends that hello's lists to the SAME Hello without
-// Reset, storing into Version/SupportedVersion through AddVersion-like "keep the maximum" logic:
-// h.Version = max(h.Version, new legacy version), h.SupportedVersion = max(old, new first valid
-// supported_versions entry) (JA4 only uses the maximum of the two; see JA4).
+// Several ClientHellos in one flow (after a HelloRetryRequest, tests tls13-draft22 and
+// tls-duplicate-hello): Suricata adds every later hello's ciphers, extensions, signature
+// algorithms and ALPNs to the one JA4 handshake record (rust/src/handshake.rs HandshakeParams) and
+// keeps the highest version it was given (set_tls_version), but JA3 is frozen at the first hello.
+// So the parser feeds them this way:
+//   - first ClientHello: Reset, fill, compute and keep the JA3 string (and hash) now;
+//   - each later ClientHello: do NOT Reset; append its lists to the same Hello, and set
+//     Version = max(Version, its legacy version) and SupportedVersion = max(SupportedVersion, its
+//     first valid supported_versions entry). JA4 of the Hello is then Suricata's JA4 of the flow,
+//     and its lists are the EVE client_handshake arrays.
+//
+// A ServerHello uses its own Hello (JA3S, server_handshake).
 type Hello struct {
 	Version          uint16   // the hello's legacy version
 	SupportedVersion uint16   // first valid supported_versions entry (client) / selected (server), 0 none

@@ -361,3 +361,16 @@ func ja4s(hs []*Hello) string {
 }
 
 func TestMain(m *testing.M) { os.Exit(m.Run()) }
+
+// BenchmarkFingerprints: JA3 string + MD5, JA3S, JA4 of the FoxIO Chrome hello.
+func BenchmarkFingerprints(b *testing.B) {
+	h := foxioChrome()
+	buf := make([]byte, 0, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		s := JA3(buf[:0], h)
+		s = MD5Hex(s, s)
+		s = JA4(s, h)
+		_ = s
+	}
+}
