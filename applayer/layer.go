@@ -190,6 +190,10 @@ type flowApp struct {
 	// needed is per direction the parser's last Result.Needed (the stream's data_required):
 	// the parser is not called again until that many bytes are there (or the stream ends).
 	needed [2]int
+	// peDone is per direction FLOW_PE_DONE (the expectation table was asked); expected is
+	// the data of the expectation the flow fulfilled, for its parser (expect.go).
+	peDone   [2]bool
+	expected any
 }
 
 // NewLayer makes a worker's app layer.
@@ -271,10 +275,9 @@ type DataResult struct {
 	// start, StreamTcpReassemblySetMinInspectDepth).
 	MinInspect    uint64
 	MinInspectSet bool
-	// Encrypted and Bypass are the parser's Result.Encrypted and Result.Bypass: the flow's
-	// payload is no longer inspected and raw reassembly stops both ways; Bypass also ends
-	// the app layer for the flow and bypasses it.
-	Encrypted, Bypass bool
+	// Flags are the parser-state flags the parser set (Result.Flags); NoInspection also
+	// sets Disable.
+	Flags ParserFlags
 }
 
 // Data hands the app layer n bytes of direction d of TCP flow f during a packet of
@@ -510,6 +513,9 @@ func (l *Layer) detectProto(f *flow.Flow, fa *flowApp, d Dir, data []byte, flags
 			return p, rev
 		}
 	}
+	if p := l.expected(f, fa, d); p != ProtoUnknown {
+		return p, false
+	}
 	_ = flags
 	return ProtoUnknown, false
 }
@@ -637,7 +643,7 @@ func (l *Layer) parserOf(p Proto) *Parser {
 func (l *Layer) startState(f *flow.Flow, fa *flowApp, p Proto) {
 	fa.Parser = l.parserOf(p)
 	if pool := l.pools[p]; pool != nil {
-		fa.State = pool.Get(FlowInfo{F: f})
+		fa.State = pool.Get(FlowInfo{F: f, Expected: fa.expected})
 	}
 }
 
@@ -707,13 +713,11 @@ func (l *Layer) parsed(fa *flowApp, d Dir, data []byte, r Result) DataResult {
 		fa.pmDone, fa.ppDone, fa.detected, fa.ppMask = [2]bool{}, [2]bool{}, [2]bool{}, [2]uint64{}
 		return DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw, Changing: true}
 	}
-	res := DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw,
-		Encrypted: r.Encrypted, Bypass: r.Bypass}
-	if r.Bypass {
-		// APP_LAYER_PARSER_NO_INSPECTION with NO_REASSEMBLY and BYPASS_READY: the parser is
-		// done (its EOF), the stream stops app-layer reassembly, the transactions are freed
-		// once logged.
-		fa.Disabled, fa.noInspect = true, true
+	res := DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw, Flags: r.Flags}
+	if r.Flags&NoInspection != 0 {
+		// AppLayerParserParse: APP_LAYER_PARSER_NO_INSPECTION sets the parser's EOF and
+		// disables the flow's app layer (StreamTcpDisableAppLayer); the protocol stays.
+		fa.Disabled = true
 		res.Disable = true
 	}
 	return res

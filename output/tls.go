@@ -158,11 +158,6 @@ func TLSObject(j *JSON, s *tls.State) {
 	j.Close('}')
 }
 
-func (j *JSON) elemBytes(v []byte) {
-	j.sep()
-	j.B = appendJSONBytes(j.B, v)
-}
-
 func (j *JSON) elemBase64(v []byte) {
 	j.sep()
 	j.B = append(j.B, '"')

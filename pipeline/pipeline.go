@@ -57,6 +57,12 @@ type Outputs struct {
 	EVETLS bool
 	TLS    output.TLSOptions
 	Files  output.FileOptions
+	// EVESMTP writes smtp records (eve-log types smtp) with the options SMTP.
+	EVESMTP bool
+	SMTP    output.SMTPOptions
+	// EVESSH writes ssh records (eve-log types ssh), EVEFTP ftp and ftp_data records
+	// (types ftp).
+	EVESSH, EVEFTP bool
 }
 
 // Config is everything a run needs.

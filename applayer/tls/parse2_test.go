@@ -261,7 +261,7 @@ func TestEncryptionHandling(t *testing.T) {
 		cfg.Enc = c.enc
 		s := NewPool(cfg).NewState()
 		r := s.Parse(flow.ToClient, app, 0)
-		if r.Encrypted != c.encrypted || r.Bypass != c.bypass {
+		if (r.Flags&applayer.NoInspectionPayload != 0) != c.encrypted || (r.Flags&applayer.BypassReady != 0) != c.bypass {
 			t.Errorf("enc %d: %+v", c.enc, r)
 		}
 	}

@@ -250,10 +250,12 @@ func (s *State) Parse(dir applayer.Dir, data []byte, flags applayer.Flags) appla
 		}
 	}
 	if s.encrypted {
-		res.Encrypted = true
+		res.Flags |= applayer.NoInspectionPayload
 	}
 	if s.bypass {
-		res.Bypass = true
+		// SSLv3Decode with encryption-handling bypass: NO_REASSEMBLY, NO_INSPECTION and
+		// BYPASS_READY on top of NO_INSPECTION_PAYLOAD
+		res.Flags |= applayer.NoInspection | applayer.NoReassembly | applayer.BypassReady
 		s.stopped = true
 	}
 	return res
