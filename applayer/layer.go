@@ -235,6 +235,9 @@ type flowApp struct {
 	frames *Frames
 	// udp says the flow is UDP (its counters are the UDP ones).
 	udp bool
+	// needed is per direction the parser's last Result.Needed (the stream's data_required):
+	// the parser is not called again until that many bytes are there (or the stream ends).
+	needed [2]int
 	// peDone is per direction FLOW_PE_DONE (the expectation table was asked); expected is
 	// the data of the expectation the flow fulfilled, for its parser (expect.go).
 	peDone   [2]bool
@@ -395,6 +398,7 @@ func (l *Layer) gap(fa *flowApp, pktDir, d Dir, n uint64) DataResult {
 		return DataResult{}
 	}
 	fa.parsedNow[d] = true
+	fa.needed[d] = 0 // a gap consumes data_required
 	l.handFrames(fa, d)
 	r := fa.State.Gap(d, n)
 	l.countTxs(fa)
@@ -720,9 +724,18 @@ func (l *Layer) parse(fa *flowApp, pktDir, d Dir, data []byte, flags Flags) Data
 		}
 		return DataResult{Consumed: len(data)}
 	}
+	if n := fa.needed[d]; n > 0 && len(data) < n && flags&EOF == 0 {
+		// StreamTcpReassembleAppLayer: less than data_required is there, the parser waits
+		// (and the app layer is not updated by this packet).
+		return DataResult{}
+	}
+	fa.needed[d] = 0
 	fa.parsedNow[d] = true
 	l.handFrames(fa, d)
 	r := fa.State.Parse(d, data, flags)
+	if r.Err == nil && r.Needed > len(data)-min(r.Consumed, len(data)) {
+		fa.needed[d] = r.Needed
+	}
 	l.countTxs(fa)
 	var minDepth uint64
 	var minSet bool

@@ -116,6 +116,12 @@ const (
 	// BypassReady is APP_LAYER_PARSER_BYPASS_READY (with NoInspection): the flow may be
 	// bypassed (StreamTcpSetSessionBypassFlag).
 	BypassReady
+	// NoInspectionPayload is APP_LAYER_PARSER_NO_INSPECTION_PAYLOAD (TLS's encryption-handling
+	// track-only or bypass at the first application-data record): the flow's packet and
+	// stream payload are no longer inspected and raw stream reassembly stops both ways
+	// (FlowSetNoPayloadInspectionFlag, StreamTcpSetDisableRawReassemblyFlag); the parser
+	// keeps running.
+	NoInspectionPayload
 )
 
 // ProtocolChange is a parser's request to hand the flow to another protocol

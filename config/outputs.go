@@ -87,6 +87,8 @@ type EVEOutput struct {
 	Files FilesOptions
 	// DNS holds the options of the dns type.
 	DNS DNSOptions
+	// TLS holds the options of the tls type.
+	TLS TLSOptions
 	// SMTP holds the options of the smtp type.
 	SMTP SMTPOptions
 	// XFF is eve-log's own xff section, used by the types without one.
@@ -205,6 +207,20 @@ type DNSOptions struct {
 	Detailed, Grouped bool
 	// Types lists types: the rrtype names logged (nil: all).
 	Types []string
+}
+
+// TLSOptions are the options of the eve-log tls type (OutputTlsInitCtx).
+type TLSOptions struct {
+	// Enabled is true when tls is listed and enabled.
+	Enabled bool
+	// HasNode says the type has an options node (a plain "- tls" has none).
+	HasNode bool
+	// Extended is extended [no; the shipped suricata.yaml says yes].
+	Extended bool
+	// Custom lists custom: (nil when absent).
+	Custom []string
+	// SessionResumption is session-resumption's value ("" when absent).
+	SessionResumption string
 }
 
 // SMTPOptions are the options of the eve-log smtp type (OutputSmtpLogInitSub,
@@ -423,6 +439,21 @@ func (b *builder) eve(key string, out Output) EVEOutput {
 			}
 		}
 		h.XFF = b.xff(t.Key)
+	}
+	if t, ok := e.Type("tls"); ok && t.Enabled {
+		tl := &e.TLS
+		tl.Enabled, tl.HasNode = true, t.Options != nil
+		k := t.Key + "."
+		tl.Extended = b.bool(k+"extended", false)
+		if n, ok := b.c.Get(k + "custom"); ok && n != nil {
+			tl.Custom = []string{}
+			for _, c := range b.c.Children(k + "custom") {
+				if c.Kind == ScalarNode && !c.Null {
+					tl.Custom = append(tl.Custom, c.Value)
+				}
+			}
+		}
+		tl.SessionResumption, _ = b.c.String(k + "session-resumption")
 	}
 	if t, ok := e.Type("smtp"); ok && t.Enabled {
 		m := &e.SMTP

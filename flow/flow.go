@@ -162,8 +162,19 @@ type Flow struct {
 	// ByFirewall records that the flow's action was set by a firewall rule or policy, so its
 	// later drops count as "firewall flow drop".
 	ByFirewall bool
+	// ByException records that an exception policy dropped the flow
+	// (FLOW_AUX_ACTION_BY_EXCEPTION_POLICY): its later packets are "exception policy flow
+	// drop"s.
+	ByException bool
 	// Vars are the flowbits and flowints rules set on the flow.
 	Vars Vars
+	// NoPayloadInspect is FLOW_NOPAYLOAD_INSPECTION: the flow's payload is not inspected
+	// (its app layer said the data is encrypted); every later packet gets
+	// decode.Packet.NoPayloadInspection.
+	NoPayloadInspect bool
+	// Bypassed is FLOW_STATE_LOCAL_BYPASSED: the flow's later packets are only counted
+	// (flow_bypassed.local_pkts/_bytes), not tracked, inspected or logged.
+	Bypassed bool
 
 	// slot is the flow's stable index in its table and serial the number of this flow in
 	// that slot (Slots).

@@ -10,6 +10,7 @@ import (
 	htp "github.com/meerkat-ids/meerkat/applayer/http"
 	"github.com/meerkat-ids/meerkat/applayer/smtp"
 	"github.com/meerkat-ids/meerkat/applayer/ssh"
+	"github.com/meerkat-ids/meerkat/applayer/tls"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
 )
@@ -80,6 +81,9 @@ func (a *AlertApp) appLayer(j *JSON, dir flow.Direction, opt *AlertOptions) {
 			if tx, ok := a.Tx.(*dns.Tx); ok {
 				DNSObject(j, tx)
 			}
+		case applayer.ProtoTLS:
+			st, _ := a.Tx.(*tls.State)
+			TLSObject(j, st)
 		}
 	}
 	if opt.Metadata {

@@ -105,7 +105,12 @@ func FlowRecordApp(j *JSON, f *flow.Flow, now time.Time, app *applayer.FlowApp) 
 	b = append(b, `","age":`...)
 	b = strconv.AppendInt(b, f.Age(), 10)
 	b = append(b, `,"state":"`...)
-	b = append(b, f.State.String()...)
+	if f.Bypassed {
+		// FLOW_STATE_LOCAL_BYPASSED (EveFlowLogJSON)
+		b = append(b, `bypassed","bypass":"local`...)
+	} else {
+		b = append(b, f.State.String()...)
+	}
 	b = append(b, `","reason":"`...)
 	b = append(b, f.EndReason.String()...)
 	b = append(b, `","alerted":`...)

@@ -148,6 +148,18 @@ func (w *worker) appResult(pc *packetCtx, r applayer.DataResult) {
 	if r.Disable {
 		w.stream.t.DisableApp(pc.f)
 	}
+	if r.Flags&applayer.NoInspectionPayload != 0 && !pc.f.NoPayloadInspect {
+		// APP_LAYER_PARSER_NO_INSPECTION_PAYLOAD (AppLayerParserParse): no payload
+		// inspection for the flow's later packets, raw reassembly off both ways.
+		pc.f.NoPayloadInspect = true
+		w.stream.t.DisableRaw(pc.f, flow.ToServer)
+		w.stream.t.DisableRaw(pc.f, flow.ToClient)
+	}
+	if r.Flags&(applayer.NoInspection|applayer.BypassReady) == applayer.NoInspection|applayer.BypassReady {
+		// BYPASS_READY: PacketBypassCallback at the end of the packet's stream handling; in
+		// a capture without bypass support the flow is bypassed locally.
+		pc.f.Bypassed = true
+	}
 	if r.Err != nil && w.app.errPolicy != stream.ExceptionIgnore {
 		w.exception(pc, w.app.errPolicy, stream.CauseAppLayerError)
 	}

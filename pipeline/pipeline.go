@@ -53,10 +53,13 @@ type Outputs struct {
 	// writes fileinfo records (types files) with the options Files.
 	EVEHTTP, EVEFiles bool
 	HTTP              output.HTTPOptions
-	Files             output.FileOptions
 	// EVEDNS writes dns records (eve-log types dns) with the options DNS.
 	EVEDNS bool
 	DNS    output.DNSOptions
+	// EVETLS writes tls records (eve-log types tls) with the options TLS.
+	EVETLS bool
+	TLS    output.TLSOptions
+	Files  output.FileOptions
 	// EVESMTP writes smtp records (eve-log types smtp) with the options SMTP.
 	EVESMTP bool
 	SMTP    output.SMTPOptions

@@ -8,6 +8,7 @@ import (
 	htp "github.com/meerkat-ids/meerkat/applayer/http"
 	"github.com/meerkat-ids/meerkat/applayer/smtp"
 	"github.com/meerkat-ids/meerkat/applayer/ssh"
+	"github.com/meerkat-ids/meerkat/applayer/tls"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
@@ -23,6 +24,7 @@ const (
 	loggedSSH      uint32 = 1 << 5
 	loggedFTP      uint32 = 1 << 6
 	loggedDNS      uint32 = 1 << 7
+	loggedTLS      uint32 = 1 << 3
 	fileCountShift        = 8
 	fileCountMax          = 0xff
 )
@@ -125,6 +127,15 @@ func (w *worker) logTxs(pc *packetCtx) {
 			output.HTTPRecord(&w.json, pc.p, pc.f, pc.dir, ht, &outs.HTTP)
 			w.eve.Line(w.json.B)
 			td.Logged |= loggedHTTP
+		}
+		if ts, ok := tx.(*tls.State); ok && outs.EVETLS && td.Logged&loggedTLS == 0 && output.TLSReady(ts, eof) {
+			// JsonTlsLogger: once per flow, at handshake done or the flow's end; a flow
+			// without a certificate (nor resumption, nor TLS 1.3) is marked without a record.
+			if output.TLSWanted(ts, &outs.TLS) {
+				output.TLSRecord(&w.json, pc.p, pc.f, pc.dir, ts, &outs.TLS, app.ProtoOrig)
+				w.eve.Line(w.json.B)
+			}
+			td.Logged |= loggedTLS
 		}
 		st, isSMTP := tx.(*smtp.Tx)
 		if isSMTP && outs.EVEFiles {
@@ -282,6 +293,9 @@ func (w *worker) txLogged(tx applayer.Tx) bool {
 	if _, ok := tx.(*dnsp.Tx); ok {
 		return !outs.EVEDNS || tx.TxData().Logged&loggedDNS != 0
 	}
+	if _, ok := tx.(*tls.State); ok {
+		return !outs.EVETLS || tx.TxData().Logged&loggedTLS != 0
+	}
 	if _, ok := tx.(*smtp.Tx); ok {
 		l := tx.TxData().Logged
 		return (!outs.EVESMTP || l&loggedSMTP != 0) && (!outs.EVEFiles || l&loggedFiles != 0)
@@ -313,7 +327,7 @@ func (w *worker) logTxsEnd(f *flow.Flow) {
 		return
 	}
 	outs := &w.cfg.Outputs
-	if !outs.EVEHTTP && !outs.EVEFiles && !outs.EVESMTP && !outs.EVESSH && !outs.EVEFTP && !outs.Anomaly.AppLayer {
+	if !outs.EVEHTTP && !outs.EVEFiles && !outs.EVESMTP && !outs.EVESSH && !outs.EVEFTP && !outs.EVETLS && !outs.Anomaly.AppLayer {
 		return
 	}
 	p := &w.stream.pseudo

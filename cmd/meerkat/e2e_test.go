@@ -257,7 +257,7 @@ func TestStartupErrors(t *testing.T) {
 	os.WriteFile(noScope, []byte("accept:hook tcp:all any any -> any 80 (sid:1;)\naccept tcp:all any any -> any any (sid:2;)\n"), 0o644)
 	appHook := filepath.Join(dir, "apphook.rules")
 	// A hook of a protocol without a parser yet (TLS) is refused; HTTP/1 hooks load.
-	os.WriteFile(appHook, []byte("accept:hook tls:client_hello_done any any -> any any (sid:3;)\n"), 0o644)
+	os.WriteFile(appHook, []byte("accept:hook snmp:request_complete any any -> any any (sid:3;)\n"), 0o644)
 	tests := []struct {
 		name string
 		args []string
@@ -274,7 +274,7 @@ func TestStartupErrors(t *testing.T) {
 		{"firewall flag with enabled: no", []string{"-c", fwOff, "-r", "pcaps/sample.pcap", "--firewall"}, "firewall mode enabled through commandline, but disabled in config"},
 		{"bad firewall policy", []string{"-c", badPolicy, "-r", "pcaps/sample.pcap", "--firewall"}, "firewall.policies packet-filter"},
 		{"firewall rule without scope is fatal", []string{"-r", "pcaps/sample.pcap", "--firewall-rules-exclusive", noScope}, "explicit action scope"},
-		{"firewall app-layer hook without parser refused", []string{"-r", "pcaps/sample.pcap", "--firewall-rules-exclusive", appHook}, "app-layer hook tls:client_hello_done is not supported yet"},
+		{"firewall app-layer hook without parser refused", []string{"-r", "pcaps/sample.pcap", "--firewall-rules-exclusive", appHook}, "app-layer hook snmp:request_complete is not supported yet"},
 		{"rules with detection disabled", []string{"-r", "pcaps/sample.pcap", "-S", "rules/meerkat.rules", "--disable-detection"}, "can't use -s/-S or --firewall-rules-exclusive when detection is disabled"},
 		{"nfqueue not yet", []string{"-q", "0"}, "NFQUEUE capture (-q 0) is not implemented yet"},
 		{"nfqueue and a capture", []string{"-q", "0", "-r", "pcaps/sample.pcap"}, "more than one run mode has been specified"},

@@ -167,11 +167,12 @@ func TestListKeywordsMarksRefused(t *testing.T) {
 	}
 }
 
-// TestBuildInfo: the Features line says "none" as Suricata's does when it has none of its
-// optional features, and the Hyperscan version is printed.
+// TestBuildInfo: the Features line names the optional features Meerkat has in Suricata's
+// words (HAVE_JA3 HAVE_JA4, which tests' requires: features name), and the Hyperscan version
+// is printed.
 func TestBuildInfo(t *testing.T) {
 	_, out, _ := runIn(t, repoRoot, nil, "--build-info")
-	if !strings.Contains(out, "\nFeatures: none\n") || !regexp.MustCompile(`\nHyperscan version: \d+\.\d+`).MatchString(out) {
+	if !strings.Contains(out, "\nFeatures: HAVE_JA3 HAVE_JA4\n") || !regexp.MustCompile(`\nHyperscan version: \d+\.\d+`).MatchString(out) {
 		t.Errorf("--build-info:\n%s", out)
 	}
 }

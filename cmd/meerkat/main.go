@@ -610,6 +610,8 @@ func openOutputs(st *config.Settings, logDir string) (pipeline.Outputs, func() e
 				outs.HTTP.Custom |= bit
 			}
 		}
+		outs.EVETLS = eve.TLS.Enabled
+		outs.TLS, _ = output.TLSOptionsFrom(eve.TLS.HasNode, eve.TLS.Extended, eve.TLS.Custom, eve.TLS.SessionResumption)
 		outs.EVEFiles = eve.Files.Enabled
 		outs.EVESMTP = eve.SMTP.Enabled
 		outs.SMTP = smtpOptions(eve.SMTP)
@@ -719,9 +721,10 @@ func printBuildInfo(w io.Writer) {
 	fmt.Fprintf(w, "This is Meerkat version %s\n", Version)
 	fmt.Fprintf(w, "Suricata compatibility: %s\n", SuricataVersion)
 	// Suricata lists its optional build features on this line, and says "none" when it has
-	// none of them (PrintBuildInfo); the conformance runner reads it. Meerkat claims none of
-	// them yet: what it is built with follows on lines of its own.
-	fmt.Fprintln(w, "Features: none")
+	// none of them (PrintBuildInfo); the conformance runner reads it. Meerkat claims those it
+	// implements (JA3/JA3S and JA4 of applayer/tls); what it is built with follows on lines
+	// of its own.
+	fmt.Fprintln(w, "Features: HAVE_JA3 HAVE_JA4")
 	fmt.Fprintf(w, "Hyperscan version: %s\n", hs.Version())
 	fmt.Fprintf(w, "Go version: %s\n", runtime.Version())
 	fmt.Fprintf(w, "Platform: %s/%s\n", runtime.GOOS, runtime.GOARCH)

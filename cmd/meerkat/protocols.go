@@ -16,6 +16,7 @@ import (
 	_ "github.com/meerkat-ids/meerkat/applayer/smtp"
 	_ "github.com/meerkat-ids/meerkat/applayer/ssh"
 	_ "github.com/meerkat-ids/meerkat/applayer/telnet"
+	_ "github.com/meerkat-ids/meerkat/applayer/tls"
 )
 
 // dnsOptions turns the eve-log dns type's settings into the dns logger's options; an rrtype
