@@ -320,13 +320,13 @@ func TestFirewallRuleOrderIsFileOrder(t *testing.T) {
 }
 
 func TestFirewallAppHookRefused(t *testing.T) {
-	// TLS has no parser yet (HTTP/1 has one: detect/txtest tests its hooks).
-	r, err := rules.ParseWith(`accept:hook tls:client_hello_done any any -> any any (sid:1;)`, &rules.ParseOptions{Firewall: true})
+	// SNMP has no parser yet (HTTP/1 has one: detect/txtest tests its hooks).
+	r, err := rules.ParseWith(`accept:hook snmp:request_complete any any -> any any (sid:1;)`, &rules.ParseOptions{Firewall: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, errs, err := Build([]*rules.Rule{r}, Config{Firewall: true})
-	if err != nil || len(errs) != 1 || !strings.Contains(errs[0].Error(), "app-layer hook tls:client_hello_done is not supported yet") {
+	if err != nil || len(errs) != 1 || !strings.Contains(errs[0].Error(), "app-layer hook snmp:request_complete is not supported yet") {
 		t.Fatalf("errs %v err %v", errs, err)
 	}
 }

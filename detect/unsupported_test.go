@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/meerkat-ids/meerkat/applayer/http" // the binary registers HTTP/1: so does the table
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
@@ -26,14 +25,18 @@ func TestUnsupportedFirstIsCompileReason(t *testing.T) {
 		{`alert tcp any any -> any any (content:"a"; http_uri; content:"GET"; http_method; sid:3;)`, nil},
 		{`alert tcp any any -> any any (http.uri; to_lowercase; content:"a"; geoip:src,US; sid:4;)`,
 			[]string{"geoip"}}, // transforms on app-layer buffers are supported
-		{`alert tls any any -> any any (tls.sni; content:"a"; tls.cert_subject; content:"b"; sid:8;)`,
-			[]string{"app-layer protocol tls", "tls.sni", "tls.cert_subject"}},
-		{`alert tcp any any -> any any (tls.sni; content:"a"; pkt_data; content:"b"; sid:5;)`,
-			[]string{"tls.sni"}},
-		{`alert tcp any any -> any any (dns.query; dotprefix; content:".a"; sid:7;)`,
-			[]string{"dns.query"}},
-		{`alert dns any any -> any any (dns.query; content:"a"; dns.query; content:"b"; sid:6;)`,
-			[]string{"app-layer protocol dns", "dns.query"}},
+		// SMB and Kerberos have no parser yet.
+		{`alert smb any any -> any any (smb.share; content:"a"; smb.named_pipe; content:"b"; sid:8;)`,
+			[]string{"app-layer protocol smb", "smb.share", "smb.named_pipe"}},
+		{`alert tcp any any -> any any (smb.share; content:"a"; pkt_data; content:"b"; sid:5;)`,
+			[]string{"smb.share"}},
+		{`alert tcp any any -> any any (krb5.cname; dotprefix; content:".a"; sid:7;)`,
+			[]string{"krb5.cname"}},
+		{`alert krb5 any any -> any any (krb5.cname; content:"a"; krb5.cname; content:"b"; sid:6;)`,
+			[]string{"app-layer protocol krb5", "krb5.cname"}},
+		// DNS and TLS have parsers (applayer/protocols is registered in this test binary).
+		{`alert dns any any -> any any (dns.query; dotprefix; content:".a"; endswith; sid:9;)`, nil},
+		{`alert tls any any -> any any (tls.sni; content:"a"; tls.cert_subject; content:"b"; sid:10;)`, nil},
 	}
 	for _, c := range cases {
 		r, err := rules.Parse(c.rule)

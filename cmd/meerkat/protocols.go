@@ -5,19 +5,8 @@ import (
 	"github.com/meerkat-ids/meerkat/output"
 )
 
-// The app-layer protocols the binary parses: each package registers its parser, buffers and
-// keywords with package applayer from init.
-import (
-	_ "github.com/meerkat-ids/meerkat/applayer/dcerpc"
-	_ "github.com/meerkat-ids/meerkat/applayer/dns"
-	_ "github.com/meerkat-ids/meerkat/applayer/ftp"
-	_ "github.com/meerkat-ids/meerkat/applayer/http"
-	_ "github.com/meerkat-ids/meerkat/applayer/http2"
-	_ "github.com/meerkat-ids/meerkat/applayer/smtp"
-	_ "github.com/meerkat-ids/meerkat/applayer/ssh"
-	_ "github.com/meerkat-ids/meerkat/applayer/telnet"
-	_ "github.com/meerkat-ids/meerkat/applayer/tls"
-)
+// The app-layer protocols the binary parses (package protocols lists them).
+import _ "github.com/meerkat-ids/meerkat/applayer/protocols"
 
 // dnsOptions turns the eve-log dns type's settings into the dns logger's options; an rrtype
 // name it does not know is left out (the type list then filters on the others).
