@@ -132,6 +132,11 @@ type mpmRef struct{ iid, bit uint32 }
 // groupFor returns the signature group of packet p going in direction dir (flowless packets
 // go to server, as in Suricata).
 func (pf *prefilterIndex) groupFor(p *decode.Packet, dir flow.Direction) *mpmGroup {
+	return &pf.sgh.mpm[pf.groupIndex(p, dir)]
+}
+
+// groupIndex is groupFor's index into sgh.mpm.
+func (pf *prefilterIndex) groupIndex(p *decode.Packet, dir flow.Direction) uint32 {
 	g := &pf.sgh
 	port := p.DstPort // the server's port
 	if dir == flow.ToClient {
@@ -139,11 +144,11 @@ func (pf *prefilterIndex) groupFor(p *decode.Packet, dir flow.Direction) *mpmGro
 	}
 	switch p.IPProto {
 	case decode.ProtoTCP:
-		return &g.mpm[g.tcp[dir][port]]
+		return g.tcp[dir][port]
 	case decode.ProtoUDP:
-		return &g.mpm[g.udp[dir][port]]
+		return g.udp[dir][port]
 	}
-	return &g.mpm[g.other[dir][p.IPProto]]
+	return g.other[dir][p.IPProto]
 }
 
 // GroupStats returns the signature groups' shape, per protocol and direction.
