@@ -2,9 +2,8 @@ package detect
 
 import (
 	"fmt"
+	"hash/maphash"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
@@ -65,44 +64,50 @@ func (e *Engine) buildTxGroups(mpm [2][]uint32) txGroups {
 			g.bitOf[d][iid] = int32(k)
 		}
 		g.sets[d] = []ruleSet{make(ruleSet, words)}
-		index := map[string]uint16{"": 0}
-		intern := func(set []uint32) uint16 {
-			var b strings.Builder
-			for _, iid := range set {
-				b.WriteString(strconv.FormatUint(uint64(iid), 36))
-				b.WriteByte(',')
+		seed := maphash.MakeSeed()
+		index := map[uint64][]uint16{}
+		// intern returns the group of a set (a new group for a new set; the empty set is
+		// group 0). Past 65535 groups the port gets the group of every rule, a superset.
+		intern := func(set ruleSet) uint16 {
+			if set.empty() {
+				return 0
 			}
-			k := b.String()
-			if id, ok := index[k]; ok {
-				return id
+			h := set.hash(seed)
+			for _, id := range index[h] {
+				if g.sets[d][id].equal(set) {
+					return id
+				}
+			}
+			if len(g.sets[d]) > 0xffff {
+				return g.other[d]
 			}
 			id := uint16(len(g.sets[d]))
-			index[k] = id
-			rs := make(ruleSet, words)
-			for _, iid := range set {
-				rs.add(uint32(g.bitOf[d][iid]))
-			}
-			g.sets[d] = append(g.sets[d], rs)
+			index[h] = append(index[h], id)
+			g.sets[d] = append(g.sets[d], set.clone())
 			return id
 		}
 		if len(mpm[d]) == 0 {
 			continue
 		}
-		g.other[d] = intern(mpm[d])
+		all := make(ruleSet, words)
+		for k := range mpm[d] {
+			all.add(uint32(k))
+		}
+		g.other[d] = intern(all)
 		for c, proto := range [2]uint8{decode.ProtoTCP, decode.ProtoUDP} {
 			type event struct {
 				port  int
-				iid   uint32
+				bit   uint32
 				start bool
 			}
 			var evs []event
-			for _, iid := range mpm[d] {
+			for k, iid := range mpm[d] {
 				r := e.rules[iid]
 				if !r.anyProto && !r.hasProto(proto) {
 					continue
 				}
 				for _, pr := range r.groupPorts(dir) {
-					evs = append(evs, event{int(pr.First), iid, true}, event{int(pr.Last) + 1, iid, false})
+					evs = append(evs, event{int(pr.First), uint32(k), true}, event{int(pr.Last) + 1, uint32(k), false})
 				}
 			}
 			if len(evs) == 0 {
@@ -111,15 +116,19 @@ func (e *Engine) buildTxGroups(mpm [2][]uint32) txGroups {
 			slices.SortFunc(evs, func(a, b event) int { return a.port - b.port })
 			table := new([65536]uint16)
 			g.ports[c][d] = table
-			active := map[uint32]int{}
-			var set []uint32
+			// A rule's port ranges may overlap as written: count them per rule.
+			count := make([]int32, len(mpm[d]))
+			active := make(ruleSet, words)
 			for i := 0; i < len(evs); {
 				port := evs[i].port
 				for ; i < len(evs) && evs[i].port == port; i++ {
-					if evs[i].start {
-						active[evs[i].iid]++
-					} else if active[evs[i].iid]--; active[evs[i].iid] == 0 {
-						delete(active, evs[i].iid)
+					ev := evs[i]
+					if ev.start {
+						if count[ev.bit]++; count[ev.bit] == 1 {
+							active.add(ev.bit)
+						}
+					} else if count[ev.bit]--; count[ev.bit] == 0 {
+						active.remove(ev.bit)
 					}
 				}
 				if port > 65535 {
@@ -129,12 +138,7 @@ func (e *Engine) buildTxGroups(mpm [2][]uint32) txGroups {
 				if i < len(evs) {
 					last = evs[i].port - 1
 				}
-				set = set[:0]
-				for iid := range active {
-					set = append(set, iid)
-				}
-				slices.Sort(set)
-				id := intern(set)
+				id := intern(active)
 				for p := port; p <= last; p++ {
 					table[p] = id
 				}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
 
@@ -135,6 +137,15 @@ func loadRules(o *options, st *config.Settings, fw *firewallSetup, files []strin
 	engine, buildErrs, err := detect.Build(rs.rules, dc)
 	if err != nil {
 		return nil, &startupError{err}
+	}
+	// MEERKAT_HEAPPROFILE=<file> writes the live heap once the engine is built (what start-up
+	// keeps: `go tool pprof -sample_index=inuse_space`).
+	if path := os.Getenv("MEERKAT_HEAPPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			runtime.GC()
+			pprof.Lookup("heap").WriteTo(f, 0)
+			f.Close()
+		}
 	}
 	for _, e := range buildErrs {
 		fmt.Fprintf(stderr, "meerkat: rule error: %v\n", e)
