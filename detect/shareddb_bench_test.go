@@ -24,8 +24,9 @@ import (
 // the group's member filter) and with a database of the group's own patterns ("group", built
 // here as the engine built it before; "group2" is a second pass of it, the control). The
 // transaction lists are scanned over the same payloads (the buffers' bytes are the payloads'
-// parts). The three run interleaved, 256 payloads at a time in rotating order, and report ns
-// per payload and the median per-chunk ratios shared/group and group2/group.
+// parts). The three run interleaved, 256 payloads at a time in rotating order, and report,
+// for the packet databases (pkt-) and the lists' (tx-) apart, ns per payload and the median
+// per-chunk ratios shared/group and group2/group (the control).
 func BenchmarkSharedVsGroupDB(b *testing.B) {
 	dir := ""
 	for _, d := range []string{os.Getenv("MEERKAT_SHARED"), "../../shared", "/work/shared"} {
@@ -164,24 +165,28 @@ func BenchmarkSharedVsGroupDB(b *testing.B) {
 		most = max(most, db.MaxMatches())
 	}
 	oldHits := make([]uint32, max(most, len(newHits), len(newTxHits)))
-	// run scans items[from:to] the one way or the other; returns the candidates found.
-	run := func(old bool, from, to int) int {
+	// run scans items[from:to] the one way or the other, the packet databases (tx false) or
+	// the lists'; it returns the candidates found.
+	run := func(old, tx bool, from, to int) int {
 		tc.scanner, tc.hits, tc.tx.hits = newScanner, newHits, newTxHits
 		if old {
 			tc.scanner, tc.hits, tc.tx.hits = oldScanner, oldHits, oldHits
 		}
 		n := 0
 		for _, it := range items[from:to] {
-			tc.cands.Reset()
-			gi := e.pf.groupIndex(it.p, it.dir)
-			g := &e.pf.sgh.mpm[gi]
-			if old {
-				g = &oldPkt[gi]
+			if !tx {
+				tc.cands.Reset()
+				gi := e.pf.groupIndex(it.p, it.dir)
+				g := &e.pf.sgh.mpm[gi]
+				if old {
+					g = &oldPkt[gi]
+				}
+				if g.db != nil {
+					e.pf.scan(tc, g, it.data, false)
+				}
+				n += tc.cands.Len()
+				continue
 			}
-			if g.db != nil {
-				e.pf.scan(tc, g, it.data, false)
-			}
-			n += tc.cands.Len()
 			tg := e.tx.groups.groupOf(it.p, it.dir)
 			tc.tx.cands.Reset()
 			for li := range e.tx.lists {
@@ -198,42 +203,48 @@ func BenchmarkSharedVsGroupDB(b *testing.B) {
 		return n
 	}
 	// The two must find the same candidates.
-	if a, c := run(false, 0, len(items)), run(true, 0, len(items)); a != c {
-		b.Fatalf("shared databases found %d candidates, per-group ones %d", a, c)
+	for _, tx := range []bool{false, true} {
+		if a, c := run(false, tx, 0, len(items)), run(true, tx, 0, len(items)); a != c {
+			b.Fatalf("tx %v: shared databases found %d candidates, per-group ones %d", tx, a, c)
+		}
 	}
 	const chunk = 256
 	names := []string{"shared", "group", "group2"}
-	var spent [3]time.Duration
-	var ratios [2][]float64
+	var spent [2][3]time.Duration
+	var ratios [2][2][]float64
 	rot := 0
 	for b.Loop() {
 		for from := 0; from < len(items); from += chunk {
 			to := min(from+chunk, len(items))
-			var d [3]time.Duration
-			for k := range 3 {
-				i := (rot + k) % 3
-				t0 := time.Now()
-				run(i != 0, from, to)
-				d[i] = time.Since(t0)
+			for w, tx := range []bool{false, true} {
+				var d [3]time.Duration
+				for k := range 3 {
+					i := (rot + k) % 3
+					t0 := time.Now()
+					run(i != 0, tx, from, to)
+					d[i] = time.Since(t0)
+				}
+				for i := range 3 {
+					spent[w][i] += d[i]
+				}
+				if d[1] > 0 {
+					ratios[w][0] = append(ratios[w][0], float64(d[0])/float64(d[1]))
+					ratios[w][1] = append(ratios[w][1], float64(d[2])/float64(d[1]))
+				}
 			}
 			rot++
-			for i := range 3 {
-				spent[i] += d[i]
-			}
-			if d[1] > 0 {
-				ratios[0] = append(ratios[0], float64(d[0])/float64(d[1]))
-				ratios[1] = append(ratios[1], float64(d[2])/float64(d[1]))
-			}
 		}
 	}
 	tc.scanner, tc.hits, tc.tx.hits = newScanner, newHits, newTxHits
 	n := float64(b.N * len(items))
-	for i, name := range names {
-		b.ReportMetric(float64(spent[i].Nanoseconds())/n, name+"-ns/payload")
-	}
-	for k, name := range []string{"shared/group", "group2/group"} {
-		slices.Sort(ratios[k])
-		b.ReportMetric(ratios[k][len(ratios[k])/2], name+"-median")
+	for w, what := range []string{"pkt", "tx"} {
+		for i, name := range names {
+			b.ReportMetric(float64(spent[w][i].Nanoseconds())/n, what+"-"+name+"-ns/payload")
+		}
+		for k, name := range []string{"shared/group", "group2/group"} {
+			slices.Sort(ratios[w][k])
+			b.ReportMetric(ratios[w][k][len(ratios[w][k])/2], what+"-"+name+"-median")
+		}
 	}
 	b.Logf("%d payloads, %d packet databases shared / %d per group, %d tx shared / %d per group", len(items),
 		len(e.pf.sgh.dbs), countDBs(oldPkt), len(e.tx.dbs), len(oldDBs)-countDBs(oldPkt))

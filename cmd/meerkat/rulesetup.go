@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -30,6 +31,9 @@ type ruleSet struct {
 	thresholds      []rules.ThresholdEntry
 }
 
+// loadGCPercent is the collector's pace (GOGC) while the rules load and the engine builds.
+const loadGCPercent = 400
+
 // firewallSetup is firewall mode's part of start-up: its rule files (loaded first, strictly)
 // and its default policies.
 type firewallSetup struct {
@@ -45,6 +49,13 @@ type firewallSetup struct {
 // In firewall mode (fw not nil) the firewall rule files are loaded first, as firewall rules,
 // and strictly: any rule that fails or is skipped stops start-up, as in Suricata.
 func loadRules(o *options, st *config.Settings, fw *firewallSetup, files []string, stderr io.Writer) (*ruleSet, error) {
+	// Loading allocates much that it drops at once (parse trees, compile tables): with the
+	// collector at its default pace a third of a cached start-up went to collections. A
+	// sparser pace while loading costs some 60 MB of peak RSS with ET Open and saves ~0.5 s
+	// of CPU; a GOGC the user set is kept.
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(loadGCPercent))
+	}
 	rs := &ruleSet{}
 	var err error
 	if rs.classifications, err = config.LoadClassifications(st.ClassificationFile); err != nil {
