@@ -17,11 +17,11 @@ import (
 
 // Grouping configures the signature groups (Suricata's rule groups, "SGHs"): rules are
 // grouped by IP protocol, direction and, for TCP and UDP, the server port (the destination
-// port of to-server packets, the source port of to-client ones), so a packet is scanned only
-// for the patterns of rules whose header could accept it. The pkt_data databases come in two
-// tiers (issue #19): per protocol class (TCP, UDP, other) and direction one database of the
-// fast patterns of the rules every group of the class holds (the any-port rules), shared, and
-// per group a small one of the group's other (port-specific) rules.
+// port of to-server packets, the source port of to-client ones), so a packet's fast-pattern
+// hits make candidates only of rules whose header could accept it. The groups of one protocol
+// class (TCP, UDP, other) and direction share one Hyperscan database of all their pkt_data
+// fast patterns, each group with the set of its rules that filters the hits: the databases do
+// not multiply with the groups (issue #19), and a rule is still a candidate only in its groups.
 type Grouping struct {
 	// Profile is detect.profile: low, medium ("" reads as medium), high or custom. It bounds
 	// the port groups of each direction as Suricata's does: low 15 to-client / 25 to-server,
@@ -35,7 +35,7 @@ type Grouping struct {
 	// SharedMPM is sgh-mpm-context: single: one group per protocol class (TCP, UDP, other)
 	// and direction for every port, as Suricata builds it for Hyperscan under "auto" (the
 	// whole class's rules are candidates on any port). By default (auto, full) the port
-	// groups keep apart, each with a database of its own port rules beside the class's.
+	// groups filter the hits of the class's shared database.
 	SharedMPM bool
 }
 
@@ -97,7 +97,7 @@ type GroupStats struct {
 	ToServer bool
 	// PortGroups are the port ranges with a distinct rule set before the profile's bound
 	// (TCP and UDP); Groups the groups after it; Databases the distinct Hyperscan databases
-	// they use (the class's shared one and one per group with rules of its own).
+	// they use (at most one: the groups of a class share it).
 	PortGroups, Groups, Databases int
 	// PerPacket counts the rules of the protocol and direction that are candidates on every
 	// packet their header accepts: no fast pattern and no header witness (IP-only rules,
@@ -116,15 +116,14 @@ type sigGroups struct {
 	stats []GroupStats
 }
 
-// mpmGroup is one signature group's prefilter: two databases, each with per pattern id the
-// rules using that pattern. db is the shared one of the group's protocol class (the rules all
-// the class's groups hold), own the group's own (its other rules); when the class has no
-// shared database, own's is in db and own is nil.
+// mpmGroup is one signature group's prefilter: its protocol class's database and, per pattern
+// id, the rules using that pattern (shared by the class's groups), and the group's rules by
+// their fast-pattern numbering (mpmRef.bit) that filter the hits, nil when the group holds
+// every rule of the database.
 type mpmGroup struct {
 	db           *hs.Database
 	patternRules [][]mpmRef
-	own          *hs.Database
-	ownRules     [][]mpmRef
+	members      ruleSet
 }
 
 // mpmRef is a rule behind a pattern id: its iid, and its bit in the groups' member sets.
@@ -514,13 +513,12 @@ func (b *groupBuilder) intern(set ruleSet) uint32 {
 	return gi
 }
 
-// compile builds the two tiers of databases: per protocol class and direction, one of the
-// fast patterns of the rules that every group of the class holds (numbered, with the rules
-// using each), and per group one of its other rules' patterns; package hs compiles them in
-// parallel. A packet scans its class's database and its group's, which together hold exactly
-// the group's rules: the shared tier is compiled once instead of once per group (Suricata
-// builds a store per group, MpmStorePrepareBuffer), and the groups' own databases hold only
-// what sets the groups apart (the rules written for their ports).
+// compile builds, per protocol class and direction, one database of the fast patterns of all
+// the class's groups' rules (numbered, with the rules using each), compiled by package hs in
+// parallel; each group of the class scans it and keeps the hits of its own rules. The number
+// and size of the databases so follow the classes, not the groups (Suricata builds a store
+// per group, MpmStorePrepareBuffer; one per class is the "single" context with the groups'
+// port filtering kept).
 func (b *groupBuilder) compile() error {
 	type key struct {
 		pat    string
@@ -534,11 +532,20 @@ func (b *groupBuilder) compile() error {
 			fps[iid] = key{string(fp.Pattern()), fp.Content.Nocase}
 		}
 	}
-	patterns := func(set ruleSet) ([]hs.Pattern, [][]mpmRef) {
+	var unions [numClasses]ruleSet
+	for k, set := range b.setList {
+		c := b.setClass[k]
+		if unions[c] == nil {
+			unions[c] = make(ruleSet, b.words)
+		}
+		unions[c].union(set)
+	}
+	sets := make([][]hs.Pattern, numClasses)
+	var refs [numClasses][][]mpmRef
+	for c, all := range unions {
 		ids := map[key]uint32{}
 		var pats []hs.Pattern
-		var refs [][]mpmRef
-		for w, word := range set {
+		for w, word := range all {
 			for ; word != 0; word &= word - 1 {
 				bit := uint32(w*64 + bits.TrailingZeros64(word))
 				iid := b.mpmIIDs[bit]
@@ -548,51 +555,23 @@ func (b *groupBuilder) compile() error {
 					id = uint32(len(pats))
 					ids[pk] = id
 					pats = append(pats, hs.Pattern{ID: id, Bytes: []byte(pk.pat), Nocase: pk.nocase})
-					refs = append(refs, nil)
+					refs[c] = append(refs[c], nil)
 				}
-				refs[id] = append(refs[id], mpmRef{iid: iid, bit: bit})
+				refs[c][id] = append(refs[c][id], mpmRef{iid: iid, bit: bit})
 			}
 		}
-		return pats, refs
-	}
-	// The rules every group of a class holds.
-	var common [numClasses]ruleSet
-	for k, set := range b.setList {
-		c := b.setClass[k]
-		if common[c] == nil {
-			common[c] = set.clone()
-			continue
-		}
-		for i := range set {
-			common[c][i] &= set[i]
-		}
-	}
-	// Sets 0..numClasses-1 are the shared tier, then one per group.
-	sets := make([][]hs.Pattern, numClasses+len(b.setList))
-	refs := make([][][]mpmRef, len(sets))
-	for c, set := range common {
-		if set != nil {
-			sets[c], refs[c] = patterns(set)
-		}
-	}
-	for k, set := range b.setList {
-		rest := set.clone()
-		for i := range rest {
-			rest[i] &^= common[b.setClass[k]][i]
-		}
-		sets[numClasses+k], refs[numClasses+k] = patterns(rest)
+		sets[c] = pats
 	}
 	dbs, distinct, err := hs.CompileSets(sets, hs.Options{CacheDir: b.cfg.MPMCacheDir})
 	if err != nil {
 		return fmt.Errorf("detect: fast patterns: %w", err)
 	}
-	for k := range b.setList {
+	for k, set := range b.setList {
 		c := b.setClass[k]
 		g := &b.sgh.mpm[b.groupOf[k]]
 		g.db, g.patternRules = dbs[c], refs[c]
-		g.own, g.ownRules = dbs[numClasses+k], refs[numClasses+k]
-		if g.db == nil {
-			g.db, g.patternRules, g.own, g.ownRules = g.own, g.ownRules, nil, nil
+		if !set.equal(unions[c]) {
+			g.members = set
 		}
 	}
 	b.sgh.dbs = distinct
@@ -617,18 +596,14 @@ func (b *groupBuilder) countDatabases() {
 				t = g.udp[dir]
 			}
 			for _, gi := range t {
-				for _, db := range [2]*hs.Database{g.mpm[gi].db, g.mpm[gi].own} {
-					if db != nil {
-						dbs[db] = true
-					}
+				if db := g.mpm[gi].db; db != nil {
+					dbs[db] = true
 				}
 			}
 		default:
 			for _, gi := range g.other[dir] {
-				for _, db := range [2]*hs.Database{g.mpm[gi].db, g.mpm[gi].own} {
-					if db != nil {
-						dbs[db] = true
-					}
+				if db := g.mpm[gi].db; db != nil {
+					dbs[db] = true
 				}
 			}
 		}

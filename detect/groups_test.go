@@ -152,16 +152,13 @@ func TestGroupStatsAndProfiles(t *testing.T) {
 		// stretches around them (2 rules, the same in each). Medium keeps the 30 ports and 10
 		// stretches; the other 21 stretches join into a group with the stretches' rules,
 		// which is the one the 10 have: 31 groups. Low keeps 25 ports apart; the 5 others
-		// join the stretches: 26. The databases are two tiers (issue #19): one shared by the
-		// class (the any-port tcp and ip rules) and one per group with rules of its own (the
-		// port rules; the stretches' group has none): 30+1 with medium, 25+1+1 with low (the
-		// joined group holds the 5 ports' rules). Other protocols: the ip rule shared, the
-		// icmp rule in icmp's own.
-		{Grouping{}, [3]int{61, 31, 31}, [2]int{2, 2}},
-		{Grouping{Profile: "low"}, [3]int{61, 26, 27}, [2]int{2, 2}},
-		{Grouping{Profile: "high"}, [3]int{61, 31, 31}, [2]int{2, 2}},
-		{Grouping{Profile: "custom", CustomToServer: 1}, [3]int{61, 2, 3}, [2]int{2, 2}},
-		{Grouping{Profile: "custom"}, [3]int{61, 31, 31}, [2]int{2, 2}},
+		// join the stretches: 26. Whatever the groups, a protocol class and direction has one
+		// database, which its groups share (issue #19).
+		{Grouping{}, [3]int{61, 31, 1}, [2]int{2, 1}},
+		{Grouping{Profile: "low"}, [3]int{61, 26, 1}, [2]int{2, 1}},
+		{Grouping{Profile: "high"}, [3]int{61, 31, 1}, [2]int{2, 1}},
+		{Grouping{Profile: "custom", CustomToServer: 1}, [3]int{61, 2, 1}, [2]int{2, 1}},
+		{Grouping{Profile: "custom"}, [3]int{61, 31, 1}, [2]int{2, 1}},
 		{Grouping{SharedMPM: true}, [3]int{61, 1, 1}, [2]int{1, 1}},
 	}
 	for _, tt := range tests {

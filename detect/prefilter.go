@@ -12,7 +12,6 @@ import (
 	"github.com/meerkat-ids/meerkat/prefilter/broad"
 	"github.com/meerkat-ids/meerkat/prefilter/candidates"
 	"github.com/meerkat-ids/meerkat/prefilter/header"
-	"github.com/meerkat-ids/meerkat/prefilter/hs"
 )
 
 // prefilterIndex picks the candidate rules of a packet (collect): the broad-rule index or
@@ -317,34 +316,30 @@ func (pf *prefilterIndex) collect(tc *ThreadCtx, p *decode.Packet, dir flow.Dire
 	return tc.counted()
 }
 
-// scan runs group g's databases over data (its class's shared one and its own, which
-// together hold the group's rules) and adds the rules of the patterns found, but for the
-// stream-only rules (REQUIRE_STREAM without REQUIRE_PACKET) when noStreamOnly is set.
+// scan runs group g's database (its protocol class's) over data and adds the rules of the
+// patterns found that belong to the group (mpmGroup.members), but for the stream-only rules
+// (REQUIRE_STREAM without REQUIRE_PACKET) when noStreamOnly is set.
 func (pf *prefilterIndex) scan(tc *ThreadCtx, g *mpmGroup, data []byte, noStreamOnly bool) {
-	pf.scanDB(tc, g.db, g.patternRules, data, noStreamOnly)
-	if g.own != nil {
-		pf.scanDB(tc, g.own, g.ownRules, data, noStreamOnly)
-	}
-}
-
-// scanDB runs one database, with per pattern id the rules using it.
-func (pf *prefilterIndex) scanDB(tc *ThreadCtx, db *hs.Database, patternRules [][]mpmRef, data []byte, noStreamOnly bool) {
 	cs := tc.cands
 	tc.MPMScans++
-	n, err := tc.scanner.Scan(db, data, tc.hits) // overflow cannot happen: hits holds every id
+	n, err := tc.scanner.Scan(g.db, data, tc.hits) // overflow cannot happen: hits holds every id
 	if err != nil {
-		// A failed scan must not read as "no pattern here": every rule of the database
-		// becomes a candidate and its full match decides.
+		// A failed scan must not read as "no pattern here": every rule of the group becomes
+		// a candidate and its full match decides.
 		tc.MPMErrors++
-		n = len(patternRules) // hits holds the most ids of any database
+		n = len(g.patternRules) // hits holds the most ids of any database
 		for id := range n {
 			tc.hits[id] = uint32(id)
 		}
 	}
+	members := g.members
 	if noStreamOnly {
 		rs := tc.e.rules
 		for _, id := range tc.hits[:n] {
-			for _, ref := range patternRules[id] {
+			for _, ref := range g.patternRules[id] {
+				if members != nil && !members.has(ref.bit) {
+					continue
+				}
 				if m := &rs[ref.iid].stream; !m.requireStream || m.requirePacket {
 					cs.Add(int(ref.iid))
 				}
@@ -352,9 +347,19 @@ func (pf *prefilterIndex) scanDB(tc *ThreadCtx, db *hs.Database, patternRules []
 		}
 		return
 	}
+	if members == nil {
+		for _, id := range tc.hits[:n] {
+			for _, ref := range g.patternRules[id] {
+				cs.Add(int(ref.iid))
+			}
+		}
+		return
+	}
 	for _, id := range tc.hits[:n] {
-		for _, ref := range patternRules[id] {
-			cs.Add(int(ref.iid))
+		for _, ref := range g.patternRules[id] {
+			if members.has(ref.bit) {
+				cs.Add(int(ref.iid))
+			}
 		}
 	}
 }

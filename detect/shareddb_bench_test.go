@@ -132,7 +132,7 @@ func BenchmarkSharedVsGroupDB(b *testing.B) {
 	oldPkt := make([]mpmGroup, len(e.pf.sgh.mpm))
 	for gi := range e.pf.sgh.mpm {
 		g := &e.pf.sgh.mpm[gi]
-		oldPkt[gi].db, oldPkt[gi].patternRules = build(g.db, append(slices.Clone(g.patternRules), g.ownRules...), nil)
+		oldPkt[gi].db, oldPkt[gi].patternRules = build(g.db, g.patternRules, g.members)
 	}
 	type txOld struct{ grp [2][]txMPM }
 	oldTx := make([]txOld, len(e.tx.lists))
