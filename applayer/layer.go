@@ -187,6 +187,10 @@ type flowApp struct {
 	streamOff [2]uint64
 	// frames are the flow's frames, nil while none is tracked.
 	frames *Frames
+	// peDone is per direction FLOW_PE_DONE (the expectation table was asked); expected is
+	// the data of the expectation the flow fulfilled, for its parser (expect.go).
+	peDone   [2]bool
+	expected any
 }
 
 // NewLayer makes a worker's app layer.
@@ -268,6 +272,9 @@ type DataResult struct {
 	// start, StreamTcpReassemblySetMinInspectDepth).
 	MinInspect    uint64
 	MinInspectSet bool
+	// Flags are the parser-state flags the parser set (Result.Flags); NoInspection also
+	// sets Disable.
+	Flags ParserFlags
 }
 
 // Data hands the app layer n bytes of direction d of TCP flow f during a packet of
@@ -502,6 +509,9 @@ func (l *Layer) detectProto(f *flow.Flow, fa *flowApp, d Dir, data []byte, flags
 			return p, rev
 		}
 	}
+	if p := l.expected(f, fa, d); p != ProtoUnknown {
+		return p, false
+	}
 	_ = flags
 	return ProtoUnknown, false
 }
@@ -629,7 +639,7 @@ func (l *Layer) parserOf(p Proto) *Parser {
 func (l *Layer) startState(f *flow.Flow, fa *flowApp, p Proto) {
 	fa.Parser = l.parserOf(p)
 	if pool := l.pools[p]; pool != nil {
-		fa.State = pool.Get(FlowInfo{F: f})
+		fa.State = pool.Get(FlowInfo{F: f, Expected: fa.expected})
 	}
 }
 
@@ -690,7 +700,14 @@ func (l *Layer) parsed(fa *flowApp, d Dir, data []byte, r Result) DataResult {
 		fa.pmDone, fa.ppDone, fa.detected, fa.ppMask = [2]bool{}, [2]bool{}, [2]bool{}, [2]uint64{}
 		return DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw, Changing: true}
 	}
-	return DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw}
+	res := DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw, Flags: r.Flags}
+	if r.Flags&NoInspection != 0 {
+		// AppLayerParserParse: APP_LAYER_PARSER_NO_INSPECTION sets the parser's EOF and
+		// disables the flow's app layer (StreamTcpDisableAppLayer); the protocol stays.
+		fa.Disabled = true
+		res.Disable = true
+	}
+	return res
 }
 
 // parseError disables the app layer for the flow after a parser error; its transactions

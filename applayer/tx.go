@@ -92,7 +92,27 @@ type Result struct {
 	// when a body reaches its minimal inspect size), so that stream rules see the bytes on
 	// the packet the transaction's rules see them.
 	TriggerRaw [2]bool
+	// Flags are parser-state flags the parser sets for the flow (AppLayerParserStateSetFlag),
+	// such as the encryption-handling of SSH once both sides sent NEWKEYS.
+	Flags ParserFlags
 }
+
+// ParserFlags are flags a parser sets on its flow's parser state (Suricata's
+// APP_LAYER_PARSER_* state flags that AppLayerParserParse acts on).
+type ParserFlags uint8
+
+const (
+	// NoInspection is APP_LAYER_PARSER_NO_INSPECTION: the parser is at EOF in both
+	// directions and the app layer is disabled for the flow (StreamTcpDisableAppLayer); its
+	// transactions stay to be inspected and logged.
+	NoInspection ParserFlags = 1 << iota
+	// NoReassembly is APP_LAYER_PARSER_NO_REASSEMBLY (with NoInspection): raw stream
+	// reassembly stops in both directions too.
+	NoReassembly
+	// BypassReady is APP_LAYER_PARSER_BYPASS_READY (with NoInspection): the flow may be
+	// bypassed (StreamTcpSetSessionBypassFlag).
+	BypassReady
+)
 
 // ProtocolChange is a parser's request to hand the flow to another protocol
 // (AppLayerRequestProtocolChange).
@@ -146,6 +166,9 @@ type State interface {
 // address selects libhtp's server-config, the ports its port checks).
 type FlowInfo struct {
 	F *flow.Flow
+	// Expected is the data of the expectation the flow fulfilled (its protocol was found
+	// by Expect: an FTP data connection's transfer command), nil for none.
+	Expected any
 }
 
 // MinInspecter is implemented by a parser state that sets the stream's minimal inspection

@@ -84,6 +84,8 @@ type EVEOutput struct {
 	HTTP HTTPOptions
 	// Files holds the options of the files type (fileinfo records).
 	Files FilesOptions
+	// SMTP holds the options of the smtp type.
+	SMTP SMTPOptions
 	// XFF is eve-log's own xff section, used by the types without one.
 	XFF XFFOptions
 	// Node holds all its settings.
@@ -184,6 +186,20 @@ type HTTPOptions struct {
 	Custom []string
 	// XFF is the type's xff section.
 	XFF XFFOptions
+}
+
+// SMTPOptions are the options of the eve-log smtp type (OutputSmtpLogInitSub,
+// OutputEmailInitConf).
+type SMTPOptions struct {
+	// Enabled is true when smtp is listed and enabled.
+	Enabled bool
+	// Extended is extended [no]. OutputEmailInitConf of 8.0.6 clears the flag it sets
+	// before md5 is read, so it has no effect there; it is kept here as read.
+	Extended bool
+	// Custom lists custom: the email fields to log (config or header names).
+	Custom []string
+	// MD5 lists md5: body and/or subject.
+	MD5 []string
 }
 
 // FilesOptions are the options of the eve-log files type (OutputFileLogInitSub).
@@ -388,6 +404,22 @@ func (b *builder) eve(key string, out Output) EVEOutput {
 			}
 		}
 		h.XFF = b.xff(t.Key)
+	}
+	if t, ok := e.Type("smtp"); ok && t.Enabled {
+		m := &e.SMTP
+		m.Enabled = true
+		k := t.Key + "."
+		m.Extended = b.bool(k+"extended", false)
+		for _, c := range b.c.Children(k + "custom") {
+			if c.Kind == ScalarNode && !c.Null {
+				m.Custom = append(m.Custom, c.Value)
+			}
+		}
+		for _, c := range b.c.Children(k + "md5") {
+			if c.Kind == ScalarNode && !c.Null {
+				m.MD5 = append(m.MD5, c.Value)
+			}
+		}
 	}
 	if t, ok := e.Type("files"); ok && t.Enabled {
 		f := &e.Files

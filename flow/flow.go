@@ -149,6 +149,9 @@ type Flow struct {
 	// packet of the capture at shutdown. Flow records carry it as their timestamp.
 	Ended   time.Time
 	Alerted bool
+	// ParentID is the flow id of the flow that announced this one (an FTP data
+	// connection's control flow: Flow.parent_id), 0 for none; EVE records carry it.
+	ParentID uint64
 	// Action is the drop or pass decided for the whole flow: the first one set wins
 	// (Suricata's FLOW_ACTION_DROP / FLOW_ACTION_PASS), except that a threat-detection drop
 	// replaces a firewall accept.

@@ -40,6 +40,10 @@ func FlowRecordApp(j *JSON, f *flow.Flow, now time.Time, app *applayer.FlowApp) 
 	b = j.clock.appendTime(b, now)
 	b = append(b, `","flow_id":`...)
 	b = strconv.AppendUint(b, f.ID(), 10)
+	if f.ParentID != 0 {
+		b = append(b, `,"parent_id":`...)
+		b = strconv.AppendUint(b, f.ParentID, 10)
+	}
 	b = append(b, `,"event_type":"flow"`...)
 	if f.VLANs > 0 {
 		b = append(b, `,"vlan":[`...)

@@ -54,6 +54,12 @@ type Outputs struct {
 	EVEHTTP, EVEFiles bool
 	HTTP              output.HTTPOptions
 	Files             output.FileOptions
+	// EVESMTP writes smtp records (eve-log types smtp) with the options SMTP.
+	EVESMTP bool
+	SMTP    output.SMTPOptions
+	// EVESSH writes ssh records (eve-log types ssh), EVEFTP ftp and ftp_data records
+	// (types ftp).
+	EVESSH, EVEFTP bool
 }
 
 // Config is everything a run needs.

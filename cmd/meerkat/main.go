@@ -610,6 +610,14 @@ func openOutputs(st *config.Settings, logDir string) (pipeline.Outputs, func() e
 			}
 		}
 		outs.EVEFiles = eve.Files.Enabled
+		outs.EVESMTP = eve.SMTP.Enabled
+		outs.SMTP = smtpOptions(eve.SMTP)
+		if t, ok := eve.Type("ssh"); ok && t.Enabled {
+			outs.EVESSH = true
+		}
+		if t, ok := eve.Type("ftp"); ok && t.Enabled {
+			outs.EVEFTP = true
+		}
 		outs.Files = output.FileOptions{Hashes: hashes, XFF: xffConfig(eve.Files.XFF, eve.XFF)}
 		if an := eve.Anomaly; an.Enabled {
 			outs.Anomaly = output.AnomalyOptions{Decode: an.Decode, Stream: an.Stream, AppLayer: an.AppLayer, PacketHeader: an.PacketHeader}
@@ -752,4 +760,24 @@ func forceFileHashes(ac *applayer.Config, h output.FileHashes) {
 	for _, c := range s.Servers {
 		c.ForceHash = true
 	}
+}
+
+// smtpOptions turns the eve-log smtp type's settings into the logger's (OutputEmailInitConf):
+// custom fields by config or header name, md5 of body and subject.
+func smtpOptions(c config.SMTPOptions) output.SMTPOptions {
+	var o output.SMTPOptions
+	for _, f := range c.Custom {
+		if bit, ok := output.EmailCustomField(f); ok {
+			o.Custom |= bit
+		}
+	}
+	for _, m := range c.MD5 {
+		switch m {
+		case "body":
+			o.BodyMD5 = true
+		case "subject":
+			o.SubjectMD5 = true
+		}
+	}
+	return o
 }
