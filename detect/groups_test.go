@@ -160,6 +160,9 @@ func TestGroupStatsAndProfiles(t *testing.T) {
 		{Grouping{Profile: "custom", CustomToServer: 1}, [3]int{61, 2, 1}, [2]int{2, 1}},
 		{Grouping{Profile: "custom"}, [3]int{61, 31, 1}, [2]int{2, 1}},
 		{Grouping{SharedMPM: true}, [3]int{61, 1, 1}, [2]int{1, 1}},
+		// sgh-mpm-context: full: a database per group.
+		{Grouping{PerGroupMPM: true}, [3]int{61, 31, 31}, [2]int{2, 2}},
+		{Grouping{Profile: "low", PerGroupMPM: true}, [3]int{61, 26, 26}, [2]int{2, 2}},
 	}
 	for _, tt := range tests {
 		e, errs, err := Build(mustRules(t, texts...), Config{Grouping: tt.grouping})

@@ -30,7 +30,14 @@ func TestSharedDBPortFilter(t *testing.T) {
 	for i := range 10 { // enough single ports for several groups
 		texts = append(texts, fmt.Sprintf(`alert tcp any any -> any %d (content:"p%d"; sid:%d;)`, 2000+i, i, 100+i))
 	}
-	e, errs, err := Build(mustRules(t, texts...), Config{})
+	// sgh-mpm-context full (a database per group) must find the same candidates.
+	for _, perGroup := range []bool{false, true} {
+		sharedDBPortFilter(t, texts, perGroup)
+	}
+}
+
+func sharedDBPortFilter(t *testing.T, texts []string, perGroup bool) {
+	e, errs, err := Build(mustRules(t, texts...), Config{Grouping: Grouping{PerGroupMPM: perGroup}})
 	if err != nil || len(errs) > 0 {
 		t.Fatalf("build: %v %v", err, errs)
 	}
@@ -40,8 +47,8 @@ func TestSharedDBPortFilter(t *testing.T) {
 	if g80 == g8080 {
 		t.Fatalf("ports 80 and 8080 share group %d: the test shows nothing", g80)
 	}
-	if a, b := e.pf.sgh.mpm[g80].db, e.pf.sgh.mpm[g8080].db; a == nil || a != b {
-		t.Fatalf("ports 80 and 8080 do not share a database: %p %p", a, b)
+	if a, b := e.pf.sgh.mpm[g80].db, e.pf.sgh.mpm[g8080].db; a == nil || (a != b) != perGroup {
+		t.Fatalf("per group %v: ports 80 and 8080 databases %p %p", perGroup, a, b)
 	}
 	tc, err := e.NewThreadCtx(nil)
 	if err != nil {
@@ -64,12 +71,12 @@ func TestSharedDBPortFilter(t *testing.T) {
 		e.pf.collect(tc, p, flow.ToServer)
 		for _, sid := range tt.want {
 			if !tc.cands.Has(iid[sid]) {
-				t.Errorf("port %d: sid %d is not a candidate", tt.port, sid)
+				t.Errorf("per group %v: port %d: sid %d is not a candidate", perGroup, tt.port, sid)
 			}
 		}
 		for _, sid := range tt.not {
 			if tc.cands.Has(iid[sid]) {
-				t.Errorf("port %d: sid %d (written for other ports) is a candidate", tt.port, sid)
+				t.Errorf("per group %v: port %d: sid %d (written for other ports) is a candidate", perGroup, tt.port, sid)
 			}
 		}
 	}

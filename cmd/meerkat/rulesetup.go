@@ -214,7 +214,7 @@ func strictLoadError(o *options, failed, unsupported, badFiles int) error {
 func grouping(st *config.Settings, stderr io.Writer) detect.Grouping {
 	d := st.Detect
 	g := detect.Grouping{Profile: d.Profile, CustomToClient: d.CustomToClientGroups, CustomToServer: d.CustomToServerGroups,
-		SharedMPM: d.SGHMPMContext == "single"}
+		SharedMPM: d.SGHMPMContext == "single", PerGroupMPM: d.SGHMPMContext == "full"}
 	parse := func(key, text string) []uint16 {
 		ports, err := detect.ParsePriorityPorts(text, &st.Vars)
 		if err != nil {
