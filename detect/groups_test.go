@@ -152,13 +152,17 @@ func TestGroupStatsAndProfiles(t *testing.T) {
 		// stretches around them (2 rules, the same in each). Medium keeps the 30 ports and 10
 		// stretches; the other 21 stretches join into a group with the stretches' rules,
 		// which is the one the 10 have: 31 groups. Low keeps 25 ports apart; the 5 others
-		// join the stretches: 26.
-		{Grouping{}, [3]int{61, 31, 31}, [2]int{2, 2}},
-		{Grouping{Profile: "low"}, [3]int{61, 26, 26}, [2]int{2, 2}},
-		{Grouping{Profile: "high"}, [3]int{61, 31, 31}, [2]int{2, 2}},
-		{Grouping{Profile: "custom", CustomToServer: 1}, [3]int{61, 2, 2}, [2]int{2, 2}},
-		{Grouping{Profile: "custom"}, [3]int{61, 31, 31}, [2]int{2, 2}},
+		// join the stretches: 26. Whatever the groups, a protocol class and direction has one
+		// database, which its groups share (issue #19).
+		{Grouping{}, [3]int{61, 31, 1}, [2]int{2, 1}},
+		{Grouping{Profile: "low"}, [3]int{61, 26, 1}, [2]int{2, 1}},
+		{Grouping{Profile: "high"}, [3]int{61, 31, 1}, [2]int{2, 1}},
+		{Grouping{Profile: "custom", CustomToServer: 1}, [3]int{61, 2, 1}, [2]int{2, 1}},
+		{Grouping{Profile: "custom"}, [3]int{61, 31, 1}, [2]int{2, 1}},
 		{Grouping{SharedMPM: true}, [3]int{61, 1, 1}, [2]int{1, 1}},
+		// sgh-mpm-context: full: a database per group.
+		{Grouping{PerGroupMPM: true}, [3]int{61, 31, 31}, [2]int{2, 2}},
+		{Grouping{Profile: "low", PerGroupMPM: true}, [3]int{61, 26, 26}, [2]int{2, 2}},
 	}
 	for _, tt := range tests {
 		e, errs, err := Build(mustRules(t, texts...), Config{Grouping: tt.grouping})

@@ -316,8 +316,9 @@ func (pf *prefilterIndex) collect(tc *ThreadCtx, p *decode.Packet, dir flow.Dire
 	return tc.counted()
 }
 
-// scan runs group g's database over data and adds the rules of the patterns found, but for
-// the stream-only rules (REQUIRE_STREAM without REQUIRE_PACKET) when noStreamOnly is set.
+// scan runs group g's database (its protocol class's) over data and adds the rules of the
+// patterns found that belong to the group (mpmGroup.members), but for the stream-only rules
+// (REQUIRE_STREAM without REQUIRE_PACKET) when noStreamOnly is set.
 func (pf *prefilterIndex) scan(tc *ThreadCtx, g *mpmGroup, data []byte, noStreamOnly bool) {
 	cs := tc.cands
 	tc.MPMScans++
@@ -326,25 +327,39 @@ func (pf *prefilterIndex) scan(tc *ThreadCtx, g *mpmGroup, data []byte, noStream
 		// A failed scan must not read as "no pattern here": every rule of the group becomes
 		// a candidate and its full match decides.
 		tc.MPMErrors++
-		n = len(g.patternRules) // hits holds the most ids of any group
+		n = len(g.patternRules) // hits holds the most ids of any database
 		for id := range n {
 			tc.hits[id] = uint32(id)
 		}
 	}
+	members := g.members
 	if noStreamOnly {
 		rs := tc.e.rules
 		for _, id := range tc.hits[:n] {
-			for _, iid := range g.patternRules[id] {
-				if m := &rs[iid].stream; !m.requireStream || m.requirePacket {
-					cs.Add(int(iid))
+			for _, ref := range g.patternRules[id] {
+				if members != nil && !members.has(ref.bit) {
+					continue
+				}
+				if m := &rs[ref.iid].stream; !m.requireStream || m.requirePacket {
+					cs.Add(int(ref.iid))
 				}
 			}
 		}
 		return
 	}
+	if members == nil {
+		for _, id := range tc.hits[:n] {
+			for _, ref := range g.patternRules[id] {
+				cs.Add(int(ref.iid))
+			}
+		}
+		return
+	}
 	for _, id := range tc.hits[:n] {
-		for _, iid := range g.patternRules[id] {
-			cs.Add(int(iid))
+		for _, ref := range g.patternRules[id] {
+			if members.has(ref.bit) {
+				cs.Add(int(ref.iid))
+			}
 		}
 	}
 }

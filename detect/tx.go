@@ -523,7 +523,8 @@ func (e *Engine) buildTx() (txProgram, error) {
 					l := &tp.lists[li]
 					l.pats[en.dir] = append(l.pats[en.dir], hs.Pattern{Bytes: fp.Pattern(), Nocase: fp.Content.Nocase})
 					l.patRule[en.dir] = append(l.patRule[en.dir], r.IID)
-					if !inMPM[en.dir] && !slices.Contains(mpmRules[en.dir], r.IID) {
+					// Rules come in iid order: r is in mpmRules only as its last.
+					if m := mpmRules[en.dir]; !inMPM[en.dir] && (len(m) == 0 || m[len(m)-1] != r.IID) {
 						mpmRules[en.dir] = append(mpmRules[en.dir], r.IID)
 					}
 					inMPM[en.dir] = true

@@ -446,16 +446,30 @@ func (e *Engine) scanTx(tc *ThreadCtx, m *txMPM, data []byte) {
 		// A failed scan must not read as "no pattern": every rule of the database is a
 		// candidate and its engines decide.
 		tc.MPMErrors++
-		for _, iids := range m.patternRules {
-			for _, iid := range iids {
-				tc.tx.cands.Add(int(iid))
+		for _, refs := range m.patternRules {
+			for _, ref := range refs {
+				if m.members == nil || m.members.has(ref.bit) {
+					tc.tx.cands.Add(int(ref.iid))
+				}
+			}
+		}
+		return
+	}
+	// The list's database is shared by the groups: only the hits of the packet's group's
+	// rules are candidates (members nil: the group holds them all).
+	if m.members == nil {
+		for _, id := range tc.tx.hits[:n] {
+			for _, ref := range m.patternRules[id] {
+				tc.tx.cands.Add(int(ref.iid))
 			}
 		}
 		return
 	}
 	for _, id := range tc.tx.hits[:n] {
-		for _, iid := range m.patternRules[id] {
-			tc.tx.cands.Add(int(iid))
+		for _, ref := range m.patternRules[id] {
+			if m.members.has(ref.bit) {
+				tc.tx.cands.Add(int(ref.iid))
+			}
 		}
 	}
 }
