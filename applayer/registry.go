@@ -31,6 +31,10 @@ type Parser struct {
 	// Configure reads app-layer.protocols.<name> (conf may be nil) once at start-up into the
 	// protocol's own configuration, which NewPool receives; a bad value stops start-up.
 	Configure func(conf *config.Node) (any, error)
+	// Preconfigure, when set, reads the settings of app-layer.protocols.<name> (conf may be
+	// nil) that rule loading depends on, before the rules load (ja3-fingerprints: no makes
+	// ja3 rules fail); Buffer.Use then sees them. Configure still runs later.
+	Preconfigure func(conf *config.Node) error
 	// NewPool makes one worker's pool of flow states from Configure's result.
 	NewPool func(cfg any) Pool
 	// Complete is the progress value of a complete transaction, per direction.
@@ -141,6 +145,13 @@ type Buffer struct {
 	// Inspected, when set, is called once a packet's detection is done with tx in dir (the
 	// body buffers move their inspection window).
 	Inspected func(tx Tx, dir Dir, ctx *GetCtx)
+	// Use, when set, is called as every rule that inspects the buffer compiles (more than
+	// once per rule: the engine compiles rules again in their final order; Use must be
+	// idempotent):
+	// the protocol turns on what the buffer needs (ja3.hash: JA3 computation, the rules'
+	// auto mode) or refuses the rule (its error is the rule's load error: "ja3 support is
+	// not enabled").
+	Use func() error
 }
 
 // GetCtx is what a getter may need to know of the packet being inspected.
@@ -268,4 +279,20 @@ func ValueFor(name string, proto Proto) *Value {
 		}
 	}
 	return nil
+}
+
+// HasKeyword reports whether some protocol registered a match keyword or an integer keyword
+// name.
+func HasKeyword(name string) bool {
+	for _, k := range keywords {
+		if k.Name == name {
+			return true
+		}
+	}
+	for _, v := range values {
+		if v.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -314,6 +314,9 @@ func Supported(keyword string) bool {
 		len(applayer.BuffersNamed(k.Buffer)) > 0 {
 		return true // an app-layer buffer some protocol registered (or uricontent, into one)
 	}
+	if k.Kind == rules.KindMatch && (applayer.HasKeyword(k.Name) || k.Name == appStateList) {
+		return true // a protocol's match keyword (txkeyword.go), or app-layer-state
+	}
 	if k.Kind == rules.KindTransform && k.Name != "luaxform" {
 		return true // package transform compiles every transform but luaxform (no Lua)
 	}

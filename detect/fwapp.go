@@ -44,29 +44,34 @@ func hookOf(r *rules.Rule) (appHook, bool) {
 	if !known || parser == nil {
 		return appHook{}, false
 	}
-	h := appHook{ok: true, proto: p, lte: pr.HookLTE}
-	switch pr.Hook {
+	d, progress, ok := stateID(parser, pr.Hook)
+	if !ok {
+		return appHook{}, false
+	}
+	return appHook{ok: true, proto: p, lte: pr.HookLTE, dir: d, progress: progress}, true
+}
+
+// stateID resolves a state name of parser (the hooks' SigParseProtoHookApp and
+// app-layer-state's AppLayerParserGetStateIdByName): the generic request_started,
+// response_started, request_complete and response_complete, else a progress name, to-server
+// names first.
+func stateID(parser *applayer.Parser, name string) (flow.Direction, uint8, bool) {
+	switch name {
 	case "request_started":
-		h.dir, h.progress = flow.ToServer, 0
+		return flow.ToServer, 0, true
 	case "response_started":
-		h.dir, h.progress = flow.ToClient, 0
+		return flow.ToClient, 0, true
 	case "request_complete":
-		h.dir, h.progress = flow.ToServer, parser.Complete[flow.ToServer]
+		return flow.ToServer, parser.Complete[flow.ToServer], true
 	case "response_complete":
-		h.dir, h.progress = flow.ToClient, parser.Complete[flow.ToClient]
-	default:
-		found := false
-		for d := range 2 {
-			if i := slices.Index(parser.ProgressNames[d], pr.Hook); i >= 0 {
-				h.dir, h.progress, found = flow.Direction(d), uint8(i), true
-				break
-			}
-		}
-		if !found {
-			return appHook{}, false
+		return flow.ToClient, parser.Complete[flow.ToClient], true
+	}
+	for d := range 2 {
+		if i := slices.Index(parser.ProgressNames[d], name); i >= 0 {
+			return flow.Direction(d), uint8(i), true
 		}
 	}
-	return h, true
+	return 0, 0, false
 }
 
 // hookName is the hook as EVE's firewall.hook writes it ("http:request_line"), "" for a state

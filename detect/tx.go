@@ -108,10 +108,11 @@ const maxTxEngines = 30
 
 // The kinds of inspect engine.
 const (
-	engBuffer uint8 = iota // a buffer's payload program
-	engEvent               // app-layer-event
-	engStream              // the rule's payload content on the packet's stream data (§2.5)
-	engHook                // an app-layer hook's pass-through engine (no callback: a straight match)
+	engBuffer  uint8 = iota // a buffer's payload program
+	engEvent                // app-layer-event
+	engStream               // the rule's payload content on the packet's stream data (§2.5)
+	engHook                 // an app-layer hook's pass-through engine (no callback: a straight match)
+	engKeyword              // a match keyword's engine (applayer.Keyword, applayer.Value, app-layer-state)
 )
 
 // txEngine is one inspect engine: a buffer engine running a payload program on its list's
@@ -131,6 +132,8 @@ type txEngine struct {
 	// direction's completion progress (can't match once reached).
 	events   []uint8
 	complete uint8
+	// kw is a keyword engine's compiled match.
+	kw applayer.TxMatch
 }
 
 // eventBuffer is the list app-layer-event's protocol form lives in (rules.addAppMatch).
@@ -182,7 +185,7 @@ func txBufferKnown(r *rules.Rule, b *rules.Buffer) bool {
 			}
 			continue
 		}
-		if bufferFor(b.Name, p) != nil {
+		if bufferFor(b.Name, p) != nil || isKeywordList(b.Name, p) {
 			return true
 		}
 	}
@@ -240,11 +243,20 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 	if !ok {
 		return nil, Missing{"app-layer protocol", r.AppProto}
 	}
+	// keywordList says a list holds match keywords (no payload program).
+	keywordList := func(name string) bool {
+		for _, p := range txRuleProtos(alp) {
+			if isKeywordList(name, p) {
+				return true
+			}
+		}
+		return name == appStateList
+	}
 	t := &txRule{alproto: alp, bothDir: r.Header.Direction == rules.DirTransactional, hook: hook}
 	progs := make([]*payload.Program, len(bufs))
 	chains := make([]*transform.Chain, len(bufs))
 	for i, b := range bufs {
-		if b.Name == eventBuffer {
+		if b.Name == eventBuffer || keywordList(b.Name) {
 			continue
 		}
 		if len(b.Transforms) > 0 {
@@ -282,12 +294,19 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 	}
 	ruleDirs := [2]bool{r.ToServer, r.ToClient}
 	var firstErr error
+	headerHook, hasHeaderHook := hook, isHook
 	for _, p := range txRuleProtos(alp) {
+		hook, isHook := headerHook, hasHeaderHook
+		if !isHook {
+			// app-layer-state:name sets the rule's hook (DetectAppLayerStateSetup).
+			hook, isHook = appStateHook(r, p)
+		}
 		if isHook && p != hook.proto {
 			continue // hook rules are exact about their protocol (AppendAppInspectEngine)
 		}
 		var engines []txEngine
 		ok := true
+		matchEngines := 0 // buffer and keyword engines (a hook rule without any gets a stub)
 		if isHook && hook.lte {
 			// DetectEngineAppInspectionEngine2Signature: a pass-through engine per state
 			// before the hook.
@@ -312,10 +331,29 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 				}
 				continue
 			}
+			if isKeywordList(b.Name, p) {
+				dirs := ruleDirs
+				if t.bothDir {
+					dirs = [2]bool{true, true}
+				}
+				kes, err := keywordEngines(b, p, dirs)
+				if err != nil {
+					firstErr, ok = cmpErr(firstErr, err), false
+					break
+				}
+				engines = append(engines, kes...)
+				matchEngines += len(kes)
+				continue
+			}
 			ab := bufferFor(b.Name, p)
 			if ab == nil {
 				firstErr, ok = cmpErr(firstErr, Missing{"keyword", b.Name}), false
 				break
+			}
+			if ab.Use != nil {
+				if err := ab.Use(); err != nil {
+					return nil, err
+				}
 			}
 			// SigConsolidateDirection: a buffer of both directions follows the rule's
 			// direction; a transactional rule's buffers are each of one direction.
@@ -327,6 +365,7 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 				engines = append(engines, txEngine{list: -2 - int32(i), dir: flow.Direction(d),
 					progress: ab.Progress[d], multi: ab.Multi, prog: progs[i], chain: chains[i], mpm: b == fpBuf})
 				added = true
+				matchEngines++
 			}
 			if !added {
 				firstErr, ok = cmpErr(firstErr, fmt.Errorf("buffer %s has no engine in the rule's direction", b.Name)), false
@@ -337,7 +376,7 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 				return nil, fmt.Errorf("engine progress value %d doesn't match hook %d", ab.Progress[hook.dir], hook.progress)
 			}
 		}
-		if ok && isHook && len(bufs) == 0 {
+		if ok && isHook && matchEngines == 0 {
 			// A hook without buffers gets a stub engine at the hook (a straight match).
 			engines = append(engines, txEngine{kind: engHook, list: -1, dir: hook.dir, progress: hook.progress})
 		}
@@ -498,7 +537,7 @@ func (e *Engine) buildTx() (txProgram, error) {
 				if t.dirs[d] && !inMPM[d] {
 					tabs.always[d] = append(tabs.always[d], r.IID)
 					for _, en := range rp.engines {
-						if en.dir == flow.Direction(d) && (en.kind == engBuffer || en.kind == engHook) && en.progress < 64 {
+						if en.dir == flow.Direction(d) && (en.kind == engBuffer || en.kind == engHook || en.kind == engKeyword) && en.progress < 64 {
 							tabs.nonPF[d] |= 1 << en.progress
 						}
 					}

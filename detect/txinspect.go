@@ -612,6 +612,15 @@ func (e *Engine) runEngine(tc *ThreadCtx, r *Rule, p *decode.Packet, en *txEngin
 			return engMatch
 		}
 		return engNoMatch
+	case engKeyword:
+		// DetectEngineInspectGenericList: no match is final once the direction is complete.
+		if en.kw(tx, en.dir, &tc.tx.ctx) {
+			return engMatch
+		}
+		if prog >= en.complete {
+			return engCantMatch
+		}
+		return engNoMatch
 	case engEvent:
 		for _, ev := range en.events {
 			if !td.Events.Has(ev) {

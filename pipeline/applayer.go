@@ -28,6 +28,7 @@ func (w *worker) setApp(pc *packetCtx) {
 	}
 	ctx := w.app.ctx
 	ctx.EOF = pc.p.Pseudo()
+	ctx.PacketTime = pc.p.Timestamp.Unix()
 	w.tc.SetApp(pc.app, ctx)
 	w.setFrames(pc)
 }

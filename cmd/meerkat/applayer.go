@@ -58,6 +58,26 @@ func appLayerConfig(cfg *config.Config, st *config.Settings, sc *stream.Config, 
 	return ac, pol, nil
 }
 
+// preconfigureApp runs the parsers' Preconfigure on their app-layer.protocols sections,
+// before the rules load (settings that decide whether a rule loads, as ja3-fingerprints).
+func preconfigureApp(cfg *config.Config) error {
+	for p := applayer.Proto(0); p < applayer.ProtoHTTP; p++ {
+		ps := applayer.ParserOf(p)
+		if ps == nil || ps.Preconfigure == nil {
+			continue
+		}
+		name := confName(p)
+		node, _ := cfg.Get("app-layer.protocols." + name)
+		if err := ps.Preconfigure(node); err != nil {
+			if prefix := "app-layer.protocols." + name; !strings.HasPrefix(err.Error(), prefix) {
+				err = fmt.Errorf("%s: %w", prefix, err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
 // detectionPorts reads app-layer.protocols.<name>.detection-ports (or
 // .<ipproto>.detection-ports): dp / toserver is matched against the flow's destination port,
 // sp / toclient against its source port (SCAppLayerProtoDetectPPParseConfPorts). Absent, the

@@ -213,6 +213,9 @@ func execute(o *options, stdout, stderr io.Writer, prog *progressLine) error {
 		}
 	}
 	rs := &ruleSet{}
+	if err := preconfigureApp(cfg); err != nil {
+		return &startupError{err}
+	}
 	if !o.disableDetection {
 		stopStartup := prog.startup()
 		rs, err = loadRules(o, st, fw, ruleFiles, stderr)
