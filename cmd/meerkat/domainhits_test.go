@@ -895,7 +895,10 @@ func TestCorpusDomainRulesFire(t *testing.T) {
 	}
 	conf := filepath.Join(dir, "domain.yaml")
 	body := "%YAML 1.1\n---\ninclude: " + filepath.Join(root, "suricata.yaml") + "\n" +
-		"outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types:\n        - alert\n"
+		"outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types:\n        - alert\n" +
+		// The pattern databases are compiled once: the first capture runs alone and fills the
+		// cache, the others read it.
+		"detect:\n  sgh-mpm-caching: yes\n  sgh-mpm-caching-path: " + filepath.Join(dir, "sgh-cache") + "\n"
 	if err := os.WriteFile(conf, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -946,9 +949,25 @@ func TestCorpusDomainRulesFire(t *testing.T) {
 				}
 			}()
 		}
-		for _, c := range withNames {
+		for i, c := range withNames {
 			rel, _ := filepath.Rel(pcapDir, c.path)
 			abs, _ := filepath.Abs(c.path)
+			if i == 0 {
+				// Alone, so that it fills the database cache before the others read it.
+				hits, err := dhRunCapture(dir, conf, rulesPath, abs)
+				if err != nil {
+					t.Fatalf("%s: %v", rel, err)
+				}
+				for _, h := range hits {
+					h.pcap = rel
+					if p := sidProto[h.sid]; p != "" {
+						got[p][h] = true
+					} else {
+						t.Errorf("%s: alert for sid %d, not a generated rule", rel, h.sid)
+					}
+				}
+				continue
+			}
 			jobs <- job{rel, abs}
 		}
 		close(jobs)
