@@ -5,7 +5,13 @@ package main
 // independent side that shares no code with the engine: the captures are read with gopacket's
 // pcapgo, DNS request names are decoded with golang.org/x/net/dns/dnsmessage, ClientHello SNIs
 // with golang.org/x/crypto/cryptobyte, and the rules (those whose only app condition is a plain
-// content match on dns.query or tls.sni) are evaluated by the tiny matcher below.
+// content match on dns.query or tls.sni) are evaluated by the tiny matcher below. ET Open
+// matches few of the corpus's names (21 hits), so rules derived from every distinct name the
+// captures carry, one each with the modifiers in turn, are checked beside them, in their own
+// subtests. Keys are (sid, capture, flow); the number of alerts per key must equal the number
+// of matching transactions. meerkat replays each capture with a name on its own (-r FILE, as
+// the expected side reads it), and the captures MANIFEST.tsv says carry DNS or TLS but where no
+// name was found in one folder run: any alert there is a difference.
 
 import (
 	"bytes"
@@ -42,6 +48,9 @@ type dhName struct {
 	client netip.AddrPort
 	server netip.AddrPort
 	tcp    bool
+	// encap says the packet was inside a tunnel or an encapsulation Meerkat's decoder does
+	// not decode (GRE, ERSPAN, VXLAN, Geneve, IP in IP, PPPoE, MPLS).
+	encap bool
 }
 
 // flowKey is the flow as the comparison keys it: transport and the two endpoints, sorted, so
@@ -131,6 +140,7 @@ type dhConn struct {
 	client, server netip.AddrPort
 	isn            uint32
 	synAck         bool
+	encap          bool
 	segs           []dhSeg
 }
 
@@ -162,6 +172,12 @@ func (c *dhConn) stream() []byte {
 	return out
 }
 
+// dhLinkTypes are the link types Suricata 8.0.6 reads from capture files
+// (src/source-pcap-file-helper.c ValidateLinkType, numbers in src/util-datalink.h): NULL,
+// Ethernet, PPP, RAW (12, 14, 101), Cisco HDLC, Linux SLL and SLL2, IPv4, IPv6, GRE over IP.
+var dhLinkTypes = map[layers.LinkType]bool{0: true, 1: true, 9: true, 12: true, 14: true, 101: true, 104: true,
+	113: true, 276: true, 228: true, 229: true, 778: true}
+
 // dhExtract reads one capture and returns its DNS requests' names and TLS ClientHello SNIs.
 func dhExtract(path string) ([]dhName, error) {
 	src, lt, closeFn, err := dhOpen(path)
@@ -169,6 +185,9 @@ func dhExtract(path string) ([]dhName, error) {
 		return nil, err
 	}
 	defer closeFn()
+	if !dhLinkTypes[lt] {
+		return nil, nil // Suricata does not decode it (radiotap, 802.11 ...): no names
+	}
 	var out []dhName
 	conns := map[string]*dhConn{} // by client->server tuple
 	var order []*dhConn
@@ -181,13 +200,30 @@ func dhExtract(path string) ([]dhName, error) {
 			// A capture cut short: keep what was read, as a reader of it does.
 			break
 		}
-		pkt := gopacket.NewPacket(data, lt, gopacket.DecodeOptions{Lazy: true, NoCopy: true})
+		var first gopacket.Decoder = lt
+		switch lt {
+		case 12, 14, 101, 228, 229:
+			// Raw IP (gopacket has no decoder for 228 and 229): the version nibble says which.
+			first = layers.LayerTypeIPv4
+			if len(data) > 0 && data[0]>>4 == 6 {
+				first = layers.LayerTypeIPv6
+			}
+		}
+		pkt := gopacket.NewPacket(data, first, gopacket.DecodeOptions{Lazy: true, NoCopy: true})
 		// The innermost IP header and the transport header after it (tunnels: GRE, VXLAN ...).
 		var sa, da netip.Addr
 		var udp *layers.UDP
 		var tcp *layers.TCP
-		frag := false
+		frag, encap, nIP := false, false, 0
 		for _, l := range pkt.Layers() {
+			switch l.LayerType() {
+			case layers.LayerTypeGRE, layers.LayerTypeERSPANII, layers.LayerTypeVXLAN, layers.LayerTypeGeneve,
+				layers.LayerTypePPPoE, layers.LayerTypeMPLS, layers.LayerTypeEtherIP:
+				encap = true
+			case layers.LayerTypeIPv4, layers.LayerTypeIPv6:
+				nIP++
+				encap = encap || nIP > 1
+			}
 			switch l := l.(type) {
 			case *layers.IPv4:
 				sa, _ = netip.AddrFromSlice(l.SrcIP.To4())
@@ -207,6 +243,11 @@ func dhExtract(path string) ([]dhName, error) {
 				tcp = l
 			}
 		}
+		// A header that claims more bytes than the frame holds: Suricata's decoder marks the
+		// packet invalid (IPV4_TRUNC_PKT, UDP_HLEN_INVALID ...) and no app layer sees it.
+		if pkt.Metadata().Truncated {
+			continue
+		}
 		if frag || !sa.IsValid() || !da.IsValid() {
 			continue // fragments are not reassembled here
 		}
@@ -215,7 +256,7 @@ func dhExtract(path string) ([]dhName, error) {
 				continue
 			}
 			if names, ok := dhDNSRequest(udp.Payload); ok {
-				out = append(out, dhName{proto: "dns", names: names,
+				out = append(out, dhName{proto: "dns", names: names, encap: encap,
 					client: netip.AddrPortFrom(sa, uint16(udp.SrcPort)), server: netip.AddrPortFrom(da, uint16(udp.DstPort))})
 			}
 			continue
@@ -230,7 +271,7 @@ func dhExtract(path string) ([]dhName, error) {
 			if c := conns[fwd]; c != nil && c.isn == tcp.Seq {
 				continue // retransmitted SYN
 			}
-			c := &dhConn{client: s, server: d, isn: tcp.Seq}
+			c := &dhConn{client: s, server: d, isn: tcp.Seq, encap: encap}
 			conns[fwd] = c
 			order = append(order, c)
 		case tcp.SYN && tcp.ACK:
@@ -263,13 +304,22 @@ func dhExtract(path string) ([]dhName, error) {
 				if !ok {
 					break // a message that fails ends DNS parsing of the stream
 				}
-				out = append(out, dhName{proto: "dns", names: names, client: c.client, server: c.server, tcp: true})
+				out = append(out, dhName{proto: "dns", names: names, client: c.client, server: c.server, tcp: true, encap: c.encap})
 				st = st[2+n:]
 			}
 			continue
 		}
+		// HTTP CONNECT: Suricata's HTTP parser hands the flow to protocol detection after
+		// the request (and its 2xx answer), so a ClientHello that follows is TLS's
+		// (app-layer-htp.c HTPCallbackResponseComplete: AppLayerRequestProtocolChange to
+		// ALPROTO_UNKNOWN for a CONNECT with a 2xx response).
+		if bytes.HasPrefix(st, []byte("CONNECT ")) {
+			if i := bytes.Index(st, []byte("\r\n\r\n")); i >= 0 {
+				st = st[i+4:]
+			}
+		}
 		if sni, ok := dhClientHelloSNI(st); ok {
-			out = append(out, dhName{proto: "tls", names: []string{sni}, client: c.client, server: c.server, tcp: true})
+			out = append(out, dhName{proto: "tls", names: []string{sni}, client: c.client, server: c.server, tcp: true, encap: c.encap})
 		}
 	}
 	return out, nil
@@ -753,7 +803,97 @@ func dhAddressGroups(t *testing.T) dhAddrs {
 	return dhAddrs{groups: cfg.Vars.AddressGroups}
 }
 
+// dhDerivedSID is the first sid of the rules derived from the captures' names.
+const dhDerivedSID = 9700000
+
+// dhContentLiteral writes b as a content value: letters, digits, '.', '-' and '_' as they are,
+// every other byte in |hex|.
+func dhContentLiteral(b []byte) string {
+	var sb strings.Builder
+	sb.WriteByte('"')
+	for _, c := range b {
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == '_' {
+			sb.WriteByte(c)
+		} else {
+			fmt.Fprintf(&sb, "|%02x|", c)
+		}
+	}
+	sb.WriteByte('"')
+	return sb.String()
+}
+
+// dhDerivedRules makes one rule per distinct (protocol, name) of the captures, in the
+// order of the sorted names, the i-th with variant i%5: the name, upper-cased, nocase; its
+// first up to 6 bytes startswith; dotprefix and the dot-prefixed last two labels endswith;
+// the name with bsize its length; the name with depth its length and isdataat:!1,relative.
+// Every rule is parsed back by dhParseRule, so the matcher evaluates exactly the text meerkat
+// loads.
+func dhDerivedRules(t *testing.T, caps []dhCapture) []*dhRule {
+	t.Helper()
+	seen := map[string]bool{}
+	var keys []string
+	for _, c := range caps {
+		for _, n := range c.names {
+			for _, name := range n.names {
+				k := n.proto + " " + name
+				if name != "" && !seen[k] {
+					seen[k] = true
+					keys = append(keys, k)
+				}
+			}
+		}
+	}
+	sort.Strings(keys)
+	var out []*dhRule
+	for i, k := range keys {
+		proto, name, _ := strings.Cut(k, " ")
+		b := []byte(name)
+		var match string
+		switch i % 5 {
+		case 0:
+			match = "content:" + dhContentLiteral(bytes.ToUpper(b)) + "; nocase;"
+		case 1:
+			match = "content:" + dhContentLiteral(b[:min(6, len(b))]) + "; startswith;"
+		case 2:
+			labels := strings.Split(name, ".")
+			tail := strings.Join(labels[max(0, len(labels)-2):], ".")
+			match = "dotprefix; content:" + dhContentLiteral([]byte("."+tail)) + "; endswith;"
+		case 3:
+			match = fmt.Sprintf("bsize:%d; content:%s;", len(b), dhContentLiteral(b))
+		case 4:
+			match = fmt.Sprintf("content:%s; depth:%d; isdataat:!1,relative;", dhContentLiteral(b), len(b))
+		}
+		buf, flow := "dns.query", ""
+		if proto == "tls" {
+			buf, flow = "tls.sni", " flow:established,to_server;"
+		}
+		line := fmt.Sprintf("alert %s any any -> any any (msg:\"derived %s %d\";%s %s; %s sid:%d; rev:1;)",
+			proto, proto, i, flow, buf, match, dhDerivedSID+i)
+		r, why := dhParseRule(line)
+		if r == nil {
+			t.Fatalf("derived rule not in the matcher's subset (%s): %s", why, line)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 // ---- the test ----
+
+// dhWant is an expected hit: the names of its first transaction and how many of the flow's
+// transactions match.
+type dhWant struct {
+	names string
+	txs   int
+	// encap: every matching transaction came encapsulated (see dhName.encap).
+	encap bool
+}
+
+// dhCapture is one capture and the names the independent side found in it.
+type dhCapture struct {
+	path  string
+	names []dhName
+}
 
 // dhHit is one (sid, capture, flow) the comparison counts.
 type dhHit struct {
@@ -828,11 +968,7 @@ func TestCorpusDomainRulesFire(t *testing.T) {
 
 	// The names, per capture.
 	files := dhCaptureFiles(t, pcapDir)
-	type capNames struct {
-		path  string
-		names []dhName
-	}
-	caps := make([]capNames, len(files))
+	caps := make([]dhCapture, len(files))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, f := range files {
@@ -845,14 +981,20 @@ func TestCorpusDomainRulesFire(t *testing.T) {
 			if err != nil {
 				names = nil // not a capture gopacket reads; meerkat is not asked about it either
 			}
-			caps[i] = capNames{f, names}
+			caps[i] = dhCapture{f, names}
 		}()
 	}
 	wg.Wait()
 
+	// Beside ET Open's few hits, rules derived from the captures' own names, one per distinct
+	// name, with the modifiers in turn, so that every name is matched by some rule.
+	derived := dhDerivedRules(t, caps)
+	rules = append(rules, derived...)
+	t.Logf("derived rules: %d (sids %d..)", len(derived), dhDerivedSID)
+
 	groups := dhAddressGroups(t)
-	expected := map[string]map[dhHit]string{"dns": {}, "tls": {}}
-	var withNames []capNames
+	expected := map[string]map[dhHit]*dhWant{"dns": {}, "tls": {}}
+	var withNames []dhCapture
 	nNames := map[string]int{}
 	for _, c := range caps {
 		if len(c.names) == 0 {
@@ -871,7 +1013,14 @@ func TestCorpusDomainRulesFire(t *testing.T) {
 					t.Fatalf("sid %d: %v", r.sid, err)
 				}
 				if ok {
-					expected[n.proto][dhHit{r.sid, rel, n.flowKey()}] = strings.Join(n.names, ",")
+					h := dhHit{r.sid, rel, n.flowKey()}
+					w := expected[n.proto][h]
+					if w == nil {
+						w = &dhWant{names: strings.Join(n.names, ","), encap: true}
+						expected[n.proto][h] = w
+					}
+					w.txs++
+					w.encap = w.encap && n.encap
 				}
 			}
 		}
@@ -896,17 +1045,29 @@ func TestCorpusDomainRulesFire(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("captures: %d, with a DNS request or SNI: %d, without one where MANIFEST.tsv says dns or tls: %d; DNS requests %d, ClientHello SNIs %d; rules %d; expected hits: dns %d, tls %d",
-		len(files), len(withNames), len(noNames), nNames["dns"], nNames["tls"], len(rules), len(expected["dns"]), len(expected["tls"]))
+	etHits := map[string]int{}
+	for p, m := range expected {
+		for h := range m {
+			if h.sid < dhDerivedSID {
+				etHits[p]++
+			}
+		}
+	}
+	t.Logf("captures: %d, with a DNS request or SNI: %d, without one where MANIFEST.tsv says dns or tls: %d; DNS requests %d, ClientHello SNIs %d; rules %d (ET Open %d, derived %d); expected hits: ET Open dns %d, tls %d; derived dns %d, tls %d",
+		len(files), len(withNames), len(noNames), nNames["dns"], nNames["tls"], len(rules), len(rules)-len(derived), len(derived),
+		etHits["dns"], etHits["tls"], len(expected["dns"])-etHits["dns"], len(expected["tls"])-etHits["tls"])
 	for _, p := range []string{"dns", "tls"} {
 		var l []string
-		for h, names := range expected[p] {
-			l = append(l, h.String()+" "+names)
+		for h, w := range expected[p] {
+			if h.sid < dhDerivedSID {
+				l = append(l, fmt.Sprintf("%s %s (%d)", h, w.names, w.txs))
+			}
 		}
 		sort.Strings(l)
-		t.Logf("expected %s hits:\n%s", p, strings.Join(l, "\n"))
-		if len(expected[p]) == 0 {
-			t.Fatalf("no expected %s hits: the independent side found nothing to compare", p)
+		t.Logf("expected ET Open %s hits:\n%s", p, strings.Join(l, "\n"))
+		// ET Open's own hits must be there: the derived rules alone do not make the check.
+		if etHits[p] == 0 {
+			t.Fatalf("no expected ET Open %s hits: the independent side found nothing to compare", p)
 		}
 	}
 
@@ -930,6 +1091,9 @@ func TestCorpusDomainRulesFire(t *testing.T) {
 	conf := filepath.Join(dir, "domain.yaml")
 	body := "%YAML 1.1\n---\ninclude: " + filepath.Join(root, "suricata.yaml") + "\n" +
 		"outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types:\n        - alert\n" +
+		// The derived rules overlap (one name's subdomains, substrings): no alert is to be cut
+		// by the per-packet limit (15 in the shipped file, 255 at most).
+		"packet-alert-max: 255\n" +
 		// The pattern databases are compiled once: the first capture runs alone and fills the
 		// cache, the others read it.
 		"detect:\n  sgh-mpm-caching: yes\n  sgh-mpm-caching-path: " + filepath.Join(dir, "sgh-cache") + "\n"
@@ -952,7 +1116,7 @@ func TestCorpusDomainRulesFire(t *testing.T) {
 			t.Logf("meerkat -T: %s", strings.TrimSpace(l))
 		}
 	}
-	got := map[string]map[dhHit]bool{"dns": {}, "tls": {}}
+	got := map[string]map[dhHit]int{"dns": {}, "tls": {}}
 	if len(unsupported) < 2 {
 		type job struct {
 			rel, abs string
@@ -977,7 +1141,7 @@ func TestCorpusDomainRulesFire(t *testing.T) {
 							failures = append(failures, fmt.Sprintf("%s: alert for sid %d, not a generated rule", j.rel, h.sid))
 							continue
 						}
-						got[p][h] = true
+						got[p][h]++
 					}
 					mu.Unlock()
 				}
@@ -995,7 +1159,7 @@ func TestCorpusDomainRulesFire(t *testing.T) {
 				for _, h := range hits {
 					h.pcap = rel
 					if p := sidProto[h.sid]; p != "" {
-						got[p][h] = true
+						got[p][h]++
 					} else {
 						t.Errorf("%s: alert for sid %d, not a generated rule", rel, h.sid)
 					}
@@ -1024,7 +1188,7 @@ func TestCorpusDomainRulesFire(t *testing.T) {
 			for _, h := range hits {
 				h.pcap = "(one of the captures without a name)"
 				if p := sidProto[h.sid]; p != "" {
-					got[p][h] = true
+					got[p][h]++
 				}
 			}
 		}
@@ -1033,13 +1197,28 @@ func TestCorpusDomainRulesFire(t *testing.T) {
 		}
 	}
 
+	// ET Open's rules and the derived ones are compared apart, so that a failure says which.
 	for _, p := range []string{"dns", "tls"} {
-		t.Run(p, func(t *testing.T) {
-			if msg, ok := unsupported[p]; ok {
-				t.Skipf("meerkat does not load these rules yet (%q); %d expected hits not checked", msg, len(expected[p]))
+		for _, part := range []string{"et-open", "derived"} {
+			inPart := func(h dhHit) bool { return (h.sid >= dhDerivedSID) == (part == "derived") }
+			want, have := map[dhHit]*dhWant{}, map[dhHit]int{}
+			for h, w := range expected[p] {
+				if inPart(h) {
+					want[h] = w
+				}
 			}
-			dhCompare(t, p, expected[p], got[p])
-		})
+			for h, n := range got[p] {
+				if inPart(h) {
+					have[h] = n
+				}
+			}
+			t.Run(p+"/"+part, func(t *testing.T) {
+				if msg, ok := unsupported[p]; ok {
+					t.Skipf("meerkat does not load these rules yet (%q); %d expected hits not checked", msg, len(want))
+				}
+				dhCompare(t, p+" "+part, want, have)
+			})
+		}
 	}
 }
 
@@ -1048,20 +1227,30 @@ func TestCorpusDomainRulesFire(t *testing.T) {
 var dhKnown = map[dhHit]string{}
 
 // dhCompare compares the two sets and fails on every difference dhKnown does not explain.
-func dhCompare(t *testing.T, proto string, want map[dhHit]string, got map[dhHit]bool) {
+func dhCompare(t *testing.T, proto string, want map[dhHit]*dhWant, got map[dhHit]int) {
 	t.Helper()
-	var missing, extra, explained []string
-	for h, names := range want {
-		if !got[h] {
-			if why := dhKnown[h]; why != "" {
-				explained = append(explained, h.String()+": "+why)
-			} else {
-				missing = append(missing, h.String()+" (names "+names+")")
-			}
+	var missing, extra, explained, counts []string
+	for h, w := range want {
+		why := dhKnown[h]
+		if why == "" && w.encap {
+			// Suricata decodes these (decode-gre.c, decode-erspan.c, decode-vxlan.c,
+			// decode-geneve.c, decode-ipv4.c's IP in IP, decode-pppoe.c, decode-mpls.c);
+			// Meerkat's decoder does not yet (README: a layer it does not decode, such as GRE,
+			// MPLS or PPP), so the inner flow is never seen.
+			why = "inside a tunnel or encapsulation Meerkat's decoder does not decode yet (Suricata does)"
+		}
+		switch {
+		case got[h] == 0 && why != "":
+			explained = append(explained, h.String()+": "+why)
+		case got[h] == 0:
+			missing = append(missing, h.String()+" (names "+w.names+")")
+		case got[h] != w.txs && why == "":
+			// One alert per matching transaction (a DNS request each; a TLS flow has one).
+			counts = append(counts, fmt.Sprintf("%s: %d alerts, %d matching transactions (names %s)", h, got[h], w.txs, w.names))
 		}
 	}
 	for h := range got {
-		if _, ok := want[h]; !ok {
+		if want[h] == nil {
 			if why := dhKnown[h]; why != "" {
 				explained = append(explained, h.String()+": "+why)
 			} else {
@@ -1072,12 +1261,24 @@ func dhCompare(t *testing.T, proto string, want map[dhHit]string, got map[dhHit]
 	sort.Strings(missing)
 	sort.Strings(extra)
 	sort.Strings(explained)
-	t.Logf("%s: expected hits %d, meerkat's %d, explained differences %d", proto, len(want), len(got), len(explained))
+	sort.Strings(counts)
+	nw, ng := 0, 0
+	for _, w := range want {
+		nw += w.txs
+	}
+	for _, n := range got {
+		ng += n
+	}
+	t.Logf("%s: expected hits %d (matching transactions %d), meerkat's %d (alerts %d), explained differences %d",
+		proto, len(want), nw, len(got), ng, len(explained))
 	for _, e := range explained {
 		t.Logf("explained: %s", e)
 	}
 	if len(missing) > 0 {
 		t.Errorf("%d expected %s hits meerkat did not alert:\n%s", len(missing), proto, strings.Join(missing, "\n"))
+	}
+	if len(counts) > 0 {
+		t.Errorf("%d %s hits with another number of alerts than of matching transactions:\n%s", len(counts), proto, strings.Join(counts, "\n"))
 	}
 	if len(extra) > 0 {
 		t.Errorf("%d %s alerts the independent matcher did not expect:\n%s", len(extra), proto, strings.Join(extra, "\n"))
