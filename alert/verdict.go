@@ -17,6 +17,9 @@ const (
 	ReasonStreamReassembly
 	ReasonStreamUrgent
 	ReasonAppLayerError
+	// ReasonEPFlowDrop is PKT_DROP_REASON_EP_FLOW_DROP: a packet of a flow an exception
+	// policy dropped (FLOW_AUX_ACTION_BY_EXCEPTION_POLICY).
+	ReasonEPFlowDrop
 	ReasonFWRules
 	ReasonFWDefaultPacketPolicy
 	ReasonFWDefaultAppPolicy
@@ -42,6 +45,7 @@ var reasonNames = [numReasons]struct{ text, stat string }{
 	ReasonFWPreStreamHook:       {"firewall pre stream hook", "firewall.drop_reason.pre_stream_hook"},
 	ReasonFWPreFlowHook:         {"firewall pre flow hook", "firewall.drop_reason.pre_flow_hook"},
 	ReasonFWFlowDrop:            {"firewall flow drop", "firewall.drop_reason.flow_drop"},
+	ReasonEPFlowDrop:            {"exception policy flow drop", "ips.drop_reason.exception_policy_flow_drop"},
 }
 
 // String is the reason as EVE drop records write it (PacketDropReasonToString).

@@ -28,6 +28,9 @@ type ProtoConfig struct {
 	// Ports says per direction (flow.ToServer: the destination port, detection-ports dp)
 	// which ports the protocol's probing parsers run on; nil uses Parser.Ports.
 	Ports [2]func(port uint16) bool
+	// UDPPorts are Ports for the UDP side of a protocol on both transports (Parser.UDP:
+	// detection-ports, else udp.detection-ports); nil uses Parser.UDP.Ports.
+	UDPPorts [2]func(port uint16) bool
 	// Conf is what Parser.Configure made of the protocol's config node.
 	Conf any
 }
@@ -62,6 +65,10 @@ type Counters struct {
 	Txs [protoMax]uint64
 	// ParserErrors counts parse errors per protocol (app_layer.error.<proto>.parser).
 	ParserErrors [protoMax]uint64
+	// FailedUDP counts the UDP flows whose detection failed (app_layer.flow.failed_udp).
+	FailedUDP uint64
+	// FlowsUDP, TxsUDP and ParserErrorsUDP are Flows, Txs and ParserErrors of UDP flows.
+	FlowsUDP, TxsUDP, ParserErrorsUDP [protoMax]uint64
 }
 
 // Add adds o to c.
@@ -70,31 +77,66 @@ func (c *Counters) Add(o *Counters) {
 		c.Flows[i] += o.Flows[i]
 		c.Txs[i] += o.Txs[i]
 		c.ParserErrors[i] += o.ParserErrors[i]
+		c.FlowsUDP[i] += o.FlowsUDP[i]
+		c.TxsUDP[i] += o.TxsUDP[i]
+		c.ParserErrorsUDP[i] += o.ParserErrorsUDP[i]
 	}
+	c.FailedUDP += o.FailedUDP
 }
 
 // Each calls fn with every counter's stats name and value, in Suricata's naming, for the
 // protocols that have a parser.
 func (c *Counters) Each(fn func(name string, v uint64)) {
 	for p := range protoMax {
-		if parsers[p] == nil {
-			continue
-		}
-		fn("app_layer.flow."+p.String(), c.Flows[p])
+		c.each(p, "app_layer.flow.", "", &c.Flows, &c.FlowsUDP, fn)
 	}
 	fn("app_layer.flow.failed_tcp", c.Flows[ProtoFailed])
-	for p := range protoMax {
-		if parsers[p] == nil {
-			continue
-		}
-		fn("app_layer.tx."+p.String(), c.Txs[p])
+	if c.udp() {
+		fn("app_layer.flow.failed_udp", c.FailedUDP)
 	}
 	for p := range protoMax {
-		if parsers[p] == nil {
-			continue
-		}
-		fn("app_layer.error."+p.String()+".parser", c.ParserErrors[p])
+		c.each(p, "app_layer.tx.", "", &c.Txs, &c.TxsUDP, fn)
 	}
+	for p := range protoMax {
+		c.each(p, "app_layer.error.", ".parser", &c.ParserErrors, &c.ParserErrorsUDP, fn)
+	}
+}
+
+// each writes protocol p's counter of tcp and udp: a protocol on both transports has one per
+// transport (<proto>_tcp, <proto>_udp: AppLayerSetupCounters), a UDP-only one the UDP count.
+func (c *Counters) each(p Proto, prefix, suffix string, tcp, udp *[protoMax]uint64, fn func(string, uint64)) {
+	ps := parsers[p]
+	switch {
+	case ps == nil:
+	case ps.OnTCP() && ps.OnUDP():
+		fn(prefix+p.String()+"_tcp"+suffix, tcp[p])
+		fn(prefix+p.String()+"_udp"+suffix, udp[p])
+	case ps.OnUDP():
+		fn(prefix+p.String()+suffix, udp[p])
+	default:
+		fn(prefix+p.String()+suffix, tcp[p])
+	}
+}
+
+func (c *Counters) flows(udp bool) *[protoMax]uint64 {
+	if udp {
+		return &c.FlowsUDP
+	}
+	return &c.Flows
+}
+
+func (c *Counters) txs(udp bool) *[protoMax]uint64 {
+	if udp {
+		return &c.TxsUDP
+	}
+	return &c.Txs
+}
+
+func (c *Counters) errors(udp bool) *[protoMax]uint64 {
+	if udp {
+		return &c.ParserErrorsUDP
+	}
+	return &c.ParserErrors
 }
 
 // Layer is one worker's app layer: the flows' app-layer states, indexed by flow slot, and
@@ -117,7 +159,11 @@ type Layer struct {
 	// frame containers of ended flows, for reuse.
 	frameTypes [protoMax]uint64
 	freeFrames []*Frames
-	Counters   Counters
+	// udp, udpDP and udpSP are per protocol its UDP detection and the ports of its UDP
+	// probing parsers (nil: the protocol does not run over UDP).
+	udp          [protoMax]*UDPDetect
+	udpDP, udpSP [protoMax]func(port uint16) bool
+	Counters     Counters
 }
 
 // NoDetection says that no detection runs: transactions are freed without waiting for
@@ -187,6 +233,15 @@ type flowApp struct {
 	streamOff [2]uint64
 	// frames are the flow's frames, nil while none is tracked.
 	frames *Frames
+	// udp says the flow is UDP (its counters are the UDP ones).
+	udp bool
+	// needed is per direction the parser's last Result.Needed (the stream's data_required):
+	// the parser is not called again until that many bytes are there (or the stream ends).
+	needed [2]int
+	// peDone is per direction FLOW_PE_DONE (the expectation table was asked); expected is
+	// the data of the expectation the flow fulfilled, for its parser (expect.go).
+	peDone   [2]bool
+	expected any
 }
 
 // NewLayer makes a worker's app layer.
@@ -211,6 +266,7 @@ func NewLayer(cfg *Config) *Layer {
 			}
 		}
 	}
+	l.initUDP()
 	return l
 }
 
@@ -268,6 +324,9 @@ type DataResult struct {
 	// start, StreamTcpReassemblySetMinInspectDepth).
 	MinInspect    uint64
 	MinInspectSet bool
+	// Flags are the parser-state flags the parser set (Result.Flags); NoInspection also
+	// sets Disable.
+	Flags ParserFlags
 }
 
 // Data hands the app layer n bytes of direction d of TCP flow f during a packet of
@@ -339,6 +398,7 @@ func (l *Layer) gap(fa *flowApp, pktDir, d Dir, n uint64) DataResult {
 		return DataResult{}
 	}
 	fa.parsedNow[d] = true
+	fa.needed[d] = 0 // a gap consumes data_required
 	l.handFrames(fa, d)
 	r := fa.State.Gap(d, n)
 	l.countTxs(fa)
@@ -502,6 +562,9 @@ func (l *Layer) detectProto(f *flow.Flow, fa *flowApp, d Dir, data []byte, flags
 			return p, rev
 		}
 	}
+	if p := l.expected(f, fa, d); p != ProtoUnknown {
+		return p, false
+	}
 	_ = flags
 	return ProtoUnknown, false
 }
@@ -565,16 +628,33 @@ func lower(c byte) byte {
 // registered for the flow's destination port or its source port; done says no candidate is
 // left.
 func (l *Layer) pp(fa *flowApp, d Dir, data []byte) (Proto, bool, bool) {
+	p, rev, done, tried := l.ppPorts(fa, d, data, fa.dp, fa.sp, 0)
+	if p == ProtoUnknown && l.cfg.Midstream {
+		// No match and midstream: the ports are tried the other way round
+		// (AppLayerProtoDetectPPGetProto's again_midstream), for a flow picked up by the
+		// server's packet.
+		var done2 bool
+		p, rev, done2, _ = l.ppPorts(fa, d, data, fa.sp, fa.dp, tried)
+		done = done && done2
+	}
+	return p, rev, done
+}
+
+// ppPorts is one round of pp with the destination and source ports dp and sp, skipping the
+// protocols in skip; tried are the protocols whose ports matched.
+func (l *Layer) ppPorts(fa *flowApp, d Dir, data []byte, dp, sp uint16, skip uint64) (Proto, bool, bool, uint64) {
 	left := false
+	var tried uint64
 	for p, ps := range parsers {
 		if ps == nil || ps.Probe[d] == nil && ps.Probe[1-d] == nil || !l.cfg.Protocols[p].Enabled ||
-			fa.ppMask[d]&(1<<p) != 0 {
+			fa.ppMask[d]&(1<<p) != 0 || skip&(1<<p) != 0 {
 			continue
 		}
 		if dpm, spm := l.probeDP[p], l.probeSP[p]; (dpm != nil || spm != nil) &&
-			!(dpm != nil && dpm(fa.dp) || spm != nil && spm(fa.sp)) {
+			!(dpm != nil && dpm(dp) || spm != nil && spm(sp)) {
 			continue // not on this flow's ports
 		}
+		tried |= 1 << p
 		if len(data) < ps.ProbeMin {
 			left = true
 			continue
@@ -591,9 +671,9 @@ func (l *Layer) pp(fa *flowApp, d Dir, data []byte) (Proto, bool, bool) {
 		}
 		switch probe(data[:min(len(data), max(ps.ProbeMax, ps.ProbeMin))]) {
 		case ProbeMatch:
-			return Proto(p), other, true
+			return Proto(p), other, true, tried
 		case ProbeMatchReverse:
-			return Proto(p), !other, true
+			return Proto(p), !other, true, tried
 		case ProbeFail:
 			fa.ppMask[d] |= 1 << p
 		default:
@@ -604,7 +684,7 @@ func (l *Layer) pp(fa *flowApp, d Dir, data []byte) (Proto, bool, bool) {
 			}
 		}
 	}
-	return ProtoUnknown, false, !left
+	return ProtoUnknown, false, !left, tried
 }
 
 // flagDone sets the detection-done flag for direction d (FlagPacketFlow): the flow's
@@ -629,7 +709,7 @@ func (l *Layer) parserOf(p Proto) *Parser {
 func (l *Layer) startState(f *flow.Flow, fa *flowApp, p Proto) {
 	fa.Parser = l.parserOf(p)
 	if pool := l.pools[p]; pool != nil {
-		fa.State = pool.Get(FlowInfo{F: f})
+		fa.State = pool.Get(FlowInfo{F: f, Expected: fa.expected})
 	}
 }
 
@@ -644,9 +724,18 @@ func (l *Layer) parse(fa *flowApp, pktDir, d Dir, data []byte, flags Flags) Data
 		}
 		return DataResult{Consumed: len(data)}
 	}
+	if n := fa.needed[d]; n > 0 && len(data) < n && flags&EOF == 0 {
+		// StreamTcpReassembleAppLayer: less than data_required is there, the parser waits
+		// (and the app layer is not updated by this packet).
+		return DataResult{}
+	}
+	fa.needed[d] = 0
 	fa.parsedNow[d] = true
 	l.handFrames(fa, d)
 	r := fa.State.Parse(d, data, flags)
+	if r.Err == nil && r.Needed > len(data)-min(r.Consumed, len(data)) {
+		fa.needed[d] = r.Needed
+	}
 	l.countTxs(fa)
 	var minDepth uint64
 	var minSet bool
@@ -690,13 +779,20 @@ func (l *Layer) parsed(fa *flowApp, d Dir, data []byte, r Result) DataResult {
 		fa.pmDone, fa.ppDone, fa.detected, fa.ppMask = [2]bool{}, [2]bool{}, [2]bool{}, [2]uint64{}
 		return DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw, Changing: true}
 	}
-	return DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw}
+	res := DataResult{Consumed: min(r.Consumed, len(data)), TriggerRaw: r.TriggerRaw, Flags: r.Flags}
+	if r.Flags&NoInspection != 0 {
+		// AppLayerParserParse: APP_LAYER_PARSER_NO_INSPECTION sets the parser's EOF and
+		// disables the flow's app layer (StreamTcpDisableAppLayer); the protocol stays.
+		fa.Disabled = true
+		res.Disable = true
+	}
+	return res
 }
 
 // parseError disables the app layer for the flow after a parser error; its transactions
 // stay to be logged.
 func (l *Layer) parseError(fa *flowApp, err error) DataResult {
-	l.Counters.ParserErrors[fa.Proto]++
+	l.Counters.errors(fa.udp)[fa.Proto]++
 	fa.Disabled = true
 	return DataResult{Disable: true, Err: err}
 }
@@ -720,14 +816,14 @@ func (l *Layer) disable(fa *flowApp, pktDir Dir) {
 
 func (l *Layer) countFlow(fa *flowApp) {
 	fa.counted = true
-	l.Counters.Flows[fa.Proto]++
+	l.Counters.flows(fa.udp)[fa.Proto]++
 }
 
 // countTxs counts the transactions the parser created.
 func (l *Layer) countTxs(fa *flowApp) {
 	if n := fa.State.TxCount(); n > 0 {
 		if id := fa.State.TxAt(n-1).TxData().ID + 1; id > fa.txSeen {
-			l.Counters.Txs[fa.Proto] += id - fa.txSeen
+			l.Counters.txs(fa.udp)[fa.Proto] += id - fa.txSeen
 			fa.txSeen = id
 		}
 	}
@@ -774,8 +870,10 @@ func (l *Layer) End(f *flow.Flow, dir Dir, pseudo, established bool, done func(t
 	for i := range n {
 		tx := fa.State.TxAt(i)
 		td := tx.TxData()
+		// A direction the tx is never inspected in does not wait for that direction's
+		// inspect id (AppLayerParserTransactionsCleanup takes SKIP_INSPECT as inspected).
 		if td.Progress[0] < fa.Parser.Complete[0] || td.Progress[1] < fa.Parser.Complete[1] ||
-			!l.noDetect && !fa.noInspect && (td.ID >= fa.InspectID[0] || td.ID >= fa.InspectID[1]) || !done(tx) {
+			!l.noDetect && !fa.noInspect && (td.ID >= fa.InspectID[0] && !td.SkipInspect[0] || td.ID >= fa.InspectID[1] && !td.SkipInspect[1]) || !done(tx) {
 			break
 		}
 		below = td.ID + 1

@@ -50,7 +50,37 @@ type Parser struct {
 	// MaxDepth is how far into a direction pattern detection looks (0: 4096... as the
 	// patterns' depth gives).
 	MaxDepth int
+	// UDP, for a TCP protocol that also runs over UDP (DNS: Suricata registers one parser
+	// per transport under the same protocol), is its UDP detection: the probing parsers
+	// and ports the UDP path uses. A UDP-only protocol has IPProto 17 and uses the fields
+	// above.
+	UDP *UDPDetect
 }
+
+// UDPDetect is a protocol's protocol detection over UDP.
+type UDPDetect struct {
+	Patterns           [2][]Pattern
+	Probe              [2]ProbeFunc
+	ProbeMin, ProbeMax int
+	Ports              string
+}
+
+// udp returns the parser's UDP detection, nil when it does not run over UDP.
+func (p *Parser) udp() *UDPDetect {
+	if p.UDP != nil {
+		return p.UDP
+	}
+	if p.IPProto == 17 {
+		return &UDPDetect{Patterns: p.Patterns, Probe: p.Probe, ProbeMin: p.ProbeMin, ProbeMax: p.ProbeMax, Ports: p.Ports}
+	}
+	return nil
+}
+
+// OnTCP reports whether the protocol runs over TCP.
+func (p *Parser) OnTCP() bool { return p.IPProto == 6 }
+
+// OnUDP reports whether the protocol runs over UDP.
+func (p *Parser) OnUDP() bool { return p.IPProto == 17 || p.UDP != nil }
 
 // Pattern is one protocol-detection pattern: Bytes at Offset, within Depth bytes of the
 // direction's start, compared case-insensitively when NoCase. Confirm, when set, must also

@@ -50,6 +50,10 @@ type TxData struct {
 	// Updated says, per direction, that the parser changed the transaction since detection
 	// last inspected it in that direction (AppLayerTxData.updated_ts/_tc).
 	Updated [2]bool
+	// SkipInspect says, per direction, that detection never inspects the transaction in
+	// that direction (AppLayerTxData's APP_LAYER_TX_SKIP_INSPECT_TS/_TC: a DNS request tx
+	// has no to-client side, a response tx no to-server side).
+	SkipInspect [2]bool
 	// Logged is the loggers' bit set (one bit per EVE logger that wrote the tx).
 	Logged uint32
 	// Detect is detection's per-direction state of the tx (DetectEngineState): an index
@@ -92,7 +96,33 @@ type Result struct {
 	// when a body reaches its minimal inspect size), so that stream rules see the bytes on
 	// the packet the transaction's rules see them.
 	TriggerRaw [2]bool
+	// Flags are parser-state flags the parser sets for the flow (AppLayerParserStateSetFlag),
+	// such as the encryption-handling of SSH once both sides sent NEWKEYS.
+	Flags ParserFlags
 }
+
+// ParserFlags are flags a parser sets on its flow's parser state (Suricata's
+// APP_LAYER_PARSER_* state flags that AppLayerParserParse acts on).
+type ParserFlags uint8
+
+const (
+	// NoInspection is APP_LAYER_PARSER_NO_INSPECTION: the parser is at EOF in both
+	// directions and the app layer is disabled for the flow (StreamTcpDisableAppLayer); its
+	// transactions stay to be inspected and logged.
+	NoInspection ParserFlags = 1 << iota
+	// NoReassembly is APP_LAYER_PARSER_NO_REASSEMBLY (with NoInspection): raw stream
+	// reassembly stops in both directions too.
+	NoReassembly
+	// BypassReady is APP_LAYER_PARSER_BYPASS_READY (with NoInspection): the flow may be
+	// bypassed (StreamTcpSetSessionBypassFlag).
+	BypassReady
+	// NoInspectionPayload is APP_LAYER_PARSER_NO_INSPECTION_PAYLOAD (TLS's encryption-handling
+	// track-only or bypass at the first application-data record): the flow's packet and
+	// stream payload are no longer inspected and raw stream reassembly stops both ways
+	// (FlowSetNoPayloadInspectionFlag, StreamTcpSetDisableRawReassemblyFlag); the parser
+	// keeps running.
+	NoInspectionPayload
+)
 
 // ProtocolChange is a parser's request to hand the flow to another protocol
 // (AppLayerRequestProtocolChange).
@@ -146,6 +176,9 @@ type State interface {
 // address selects libhtp's server-config, the ports its port checks).
 type FlowInfo struct {
 	F *flow.Flow
+	// Expected is the data of the expectation the flow fulfilled (its protocol was found
+	// by Expect: an FTP data connection's transfer command), nil for none.
+	Expected any
 }
 
 // MinInspecter is implemented by a parser state that sets the stream's minimal inspection

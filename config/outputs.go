@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"strconv"
 	"strings"
 )
@@ -84,6 +85,12 @@ type EVEOutput struct {
 	HTTP HTTPOptions
 	// Files holds the options of the files type (fileinfo records).
 	Files FilesOptions
+	// DNS holds the options of the dns type.
+	DNS DNSOptions
+	// TLS holds the options of the tls type.
+	TLS TLSOptions
+	// SMTP holds the options of the smtp type.
+	SMTP SMTPOptions
 	// XFF is eve-log's own xff section, used by the types without one.
 	XFF XFFOptions
 	// Node holds all its settings.
@@ -184,6 +191,50 @@ type HTTPOptions struct {
 	Custom []string
 	// XFF is the type's xff section.
 	XFF XFFOptions
+}
+
+// DNSOptions are the options of the eve-log dns type (src/output-json-dns.c:
+// JsonDnsLogInitCtxSub, JsonDnsParseLogFormats, JsonDnsLogParseConfig).
+type DNSOptions struct {
+	// Enabled is true when dns is listed and enabled.
+	Enabled bool
+	// Version is version [3] (SURICATA_EVE_DNS_VERSION when absent; 1 or an invalid value
+	// warns and gives 3; 2 is the deprecated v2 format).
+	Version int
+	// Requests and Responses are requests / responses [yes, yes].
+	Requests, Responses bool
+	// Detailed and Grouped are formats: [detailed, grouped] (an empty list is both).
+	Detailed, Grouped bool
+	// Types lists types: the rrtype names logged (nil: all).
+	Types []string
+}
+
+// TLSOptions are the options of the eve-log tls type (OutputTlsInitCtx).
+type TLSOptions struct {
+	// Enabled is true when tls is listed and enabled.
+	Enabled bool
+	// HasNode says the type has an options node (a plain "- tls" has none).
+	HasNode bool
+	// Extended is extended [no; the shipped suricata.yaml says yes].
+	Extended bool
+	// Custom lists custom: (nil when absent).
+	Custom []string
+	// SessionResumption is session-resumption's value ("" when absent).
+	SessionResumption string
+}
+
+// SMTPOptions are the options of the eve-log smtp type (OutputSmtpLogInitSub,
+// OutputEmailInitConf).
+type SMTPOptions struct {
+	// Enabled is true when smtp is listed and enabled.
+	Enabled bool
+	// Extended is extended [no]. OutputEmailInitConf of 8.0.6 clears the flag it sets
+	// before md5 is read, so it has no effect there; it is kept here as read.
+	Extended bool
+	// Custom lists custom: the email fields to log (config or header names).
+	Custom []string
+	// MD5 lists md5: body and/or subject.
+	MD5 []string
 }
 
 // FilesOptions are the options of the eve-log files type (OutputFileLogInitSub).
@@ -389,6 +440,37 @@ func (b *builder) eve(key string, out Output) EVEOutput {
 		}
 		h.XFF = b.xff(t.Key)
 	}
+	if t, ok := e.Type("tls"); ok && t.Enabled {
+		tl := &e.TLS
+		tl.Enabled, tl.HasNode = true, t.Options != nil
+		k := t.Key + "."
+		tl.Extended = b.bool(k+"extended", false)
+		if n, ok := b.c.Get(k + "custom"); ok && n != nil {
+			tl.Custom = []string{}
+			for _, c := range b.c.Children(k + "custom") {
+				if c.Kind == ScalarNode && !c.Null {
+					tl.Custom = append(tl.Custom, c.Value)
+				}
+			}
+		}
+		tl.SessionResumption, _ = b.c.String(k + "session-resumption")
+	}
+	if t, ok := e.Type("smtp"); ok && t.Enabled {
+		m := &e.SMTP
+		m.Enabled = true
+		k := t.Key + "."
+		m.Extended = b.bool(k+"extended", false)
+		for _, c := range b.c.Children(k + "custom") {
+			if c.Kind == ScalarNode && !c.Null {
+				m.Custom = append(m.Custom, c.Value)
+			}
+		}
+		for _, c := range b.c.Children(k + "md5") {
+			if c.Kind == ScalarNode && !c.Null {
+				m.MD5 = append(m.MD5, c.Value)
+			}
+		}
+	}
 	if t, ok := e.Type("files"); ok && t.Enabled {
 		f := &e.Files
 		f.Enabled = true
@@ -396,6 +478,9 @@ func (b *builder) eve(key string, out Output) EVEOutput {
 		f.ForceMagic = b.bool(k+".force-magic", false)
 		f.ForceMD5, f.ForceSHA1, f.ForceSHA256 = b.forceHash(k)
 		f.XFF = b.xff(t.Key)
+	}
+	if t, ok := e.Type("dns"); ok && t.Enabled {
+		e.DNS = b.dns(t.Key)
 	}
 	e.Drop = DropOptions{Flows: "start"}
 	if t, ok := e.Type("drop"); ok && t.Enabled {
@@ -498,4 +583,40 @@ func (b *builder) forceHash(key string) (md5, sha1, sha256 bool) {
 		}
 	}
 	return md5, sha1, sha256
+}
+
+// dns reads a dns type's options at key.
+func (b *builder) dns(key string) DNSOptions {
+	k := key + "."
+	d := DNSOptions{Enabled: true, Version: 3, Requests: b.bool(k+"requests", true), Responses: b.bool(k+"responses", true)}
+	v, ok := b.c.String(k + "version")
+	if !ok {
+		v, ok = os.LookupEnv("SURICATA_EVE_DNS_VERSION")
+	}
+	if ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		switch {
+		case err == nil && (n == 2 || n == 3):
+			d.Version = n
+		default:
+			node, _ := b.c.Get(k + "version")
+			b.warn(node, k+"version", "invalid or unsupported dns log version %q: using 3", v)
+		}
+	}
+	formats := b.c.Children(k + "formats")
+	d.Detailed, d.Grouped = len(formats) == 0, len(formats) == 0
+	for _, f := range formats {
+		switch strings.ToLower(f.Value) {
+		case "detailed":
+			d.Detailed = true
+		case "grouped":
+			d.Grouped = true
+		}
+	}
+	for _, t := range b.c.Children(k + "types") {
+		if t.Kind == ScalarNode && !t.Null {
+			d.Types = append(d.Types, t.Value)
+		}
+	}
+	return d
 }

@@ -197,6 +197,10 @@ type Packet struct {
 	// session's stream. StreamData is PKT_DETECT_HAS_STREAMDATA: raw stream data is inspected
 	// with this packet. Both are set after decoding, by the stream stage.
 	StreamAdded, StreamData bool
+	// NoPayloadInspection is PKT_NOPAYLOAD_INSPECTION: the packet's flow carries encrypted
+	// data (TLS encryption-handling track-only/bypass), so its payload counts as none for
+	// detection. Set after decoding, by the worker.
+	NoPayloadInspection bool
 	// Invalid is set when a layer failed to decode (Suricata's PKT_IS_INVALID): the fields of
 	// that layer and of the layers above it are left empty.
 	Invalid bool

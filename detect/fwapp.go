@@ -534,7 +534,7 @@ func (e *Engine) runAppFilter(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir
 		store := tc.flows.tx.at(td.Detect[dir], e)
 		// GetDetectTx: a tx the parser did not touch is skipped unless it is complete (or the
 		// stream ended); one fully inspected in this direction too.
-		if !td.Updated[dir] && prog < end && !tc.tx.ctx.EOF || store != nil && store.inspected {
+		if !td.Updated[dir] && prog < end && !tc.tx.ctx.EOF || store != nil && store.inspected || td.SkipInspect[dir] {
 			lastSkipped = i == n-1
 			continue
 		}

@@ -379,7 +379,7 @@ func (r *ruleHeader) headerMatch(p *decode.Packet) bool {
 		return false
 	}
 	// Suricata's packet mask counts raw stream data to inspect as payload (PacketCreateMask).
-	if hasPayload := len(p.Payload) > 0 || p.StreamData; r.needPayload && !hasPayload || r.needNoPayload && hasPayload {
+	if hasPayload := len(p.Payload) > 0 && !p.NoPayloadInspection || p.StreamData; r.needPayload && !hasPayload || r.needNoPayload && hasPayload {
 		return false
 	}
 	if !r.anyProto && (!r.hasProto(p.IPProto) || !p.HasL4) {

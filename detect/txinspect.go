@@ -143,8 +143,9 @@ func (tc *ThreadCtx) packetTx(e *Engine, r *Rule) (uint64, alert.Flags) {
 		return alert.NoTx, 0
 	}
 	if !(r.alproto != applayer.ProtoUnknown && udp) {
-		// IsOnlyTxInDirection: the inspect-id tx is the flow's last one.
-		if st.TxAt(n-1).TxData().ID != id {
+		// IsOnlyTxInDirection: the inspect-id tx is the flow's last one, or the one after it
+		// is not inspected in this direction (a DNS tx of the other direction).
+		if last := st.TxAt(n - 1).TxData(); last.ID != id && !(last.ID == id+1 && last.SkipInspect[tc.in.Dir]) {
 			return alert.NoTx, 0
 		}
 	}
@@ -219,8 +220,8 @@ func (e *Engine) runTx(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir flow.D
 			prog := td.Progress[dir]
 			// GetDetectTx: a tx the parser did not touch is skipped unless it is complete
 			// (or the stream ended).
-			if !td.Updated[dir] && prog < end && !tc.tx.ctx.EOF {
-				continue
+			if !td.Updated[dir] && prog < end && !tc.tx.ctx.EOF || td.SkipInspect[dir] {
+				continue // GetDetectTx: also a tx not inspected in this direction (SKIP_INSPECT)
 			}
 			store := tc.flows.tx.at(td.Detect[dir], e)
 			if store != nil && store.inspected {

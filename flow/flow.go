@@ -149,6 +149,9 @@ type Flow struct {
 	// packet of the capture at shutdown. Flow records carry it as their timestamp.
 	Ended   time.Time
 	Alerted bool
+	// ParentID is the flow id of the flow that announced this one (an FTP data
+	// connection's control flow: Flow.parent_id), 0 for none; EVE records carry it.
+	ParentID uint64
 	// Action is the drop or pass decided for the whole flow: the first one set wins
 	// (Suricata's FLOW_ACTION_DROP / FLOW_ACTION_PASS), except that a threat-detection drop
 	// replaces a firewall accept.
@@ -159,8 +162,19 @@ type Flow struct {
 	// ByFirewall records that the flow's action was set by a firewall rule or policy, so its
 	// later drops count as "firewall flow drop".
 	ByFirewall bool
+	// ByException records that an exception policy dropped the flow
+	// (FLOW_AUX_ACTION_BY_EXCEPTION_POLICY): its later packets are "exception policy flow
+	// drop"s.
+	ByException bool
 	// Vars are the flowbits and flowints rules set on the flow.
 	Vars Vars
+	// NoPayloadInspect is FLOW_NOPAYLOAD_INSPECTION: the flow's payload is not inspected
+	// (its app layer said the data is encrypted); every later packet gets
+	// decode.Packet.NoPayloadInspection.
+	NoPayloadInspect bool
+	// Bypassed is FLOW_STATE_LOCAL_BYPASSED: the flow's later packets are only counted
+	// (flow_bypassed.local_pkts/_bytes), not tracked, inspected or logged.
+	Bypassed bool
 
 	// slot is the flow's stable index in its table and serial the number of this flow in
 	// that slot (Slots).

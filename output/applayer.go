@@ -5,7 +5,12 @@ import (
 	"sync"
 
 	"github.com/meerkat-ids/meerkat/applayer"
+	"github.com/meerkat-ids/meerkat/applayer/dns"
+	"github.com/meerkat-ids/meerkat/applayer/ftp"
 	htp "github.com/meerkat-ids/meerkat/applayer/http"
+	"github.com/meerkat-ids/meerkat/applayer/smtp"
+	"github.com/meerkat-ids/meerkat/applayer/ssh"
+	"github.com/meerkat-ids/meerkat/applayer/tls"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
 )
@@ -56,9 +61,29 @@ func (a *AlertApp) appLayer(j *JSON, dir flow.Direction, opt *AlertOptions) {
 			progressMember(j, "ts_progress", fa.Parser, flow.ToServer, td.Progress[flow.ToServer])
 			progressMember(j, "tc_progress", fa.Parser, flow.ToClient, td.Progress[flow.ToClient])
 		}
-		if fa.Proto == applayer.ProtoHTTP1 {
+		switch fa.Proto {
+		case applayer.ProtoHTTP1:
 			tx, _ := a.Tx.(*htp.Tx)
 			HTTPObject(j, tx, opt.HTTPBodyPrintable, opt.HTTPBody)
+		case applayer.ProtoSSH:
+			tx, _ := a.Tx.(*ssh.Tx)
+			SSHObject(j, tx)
+		case applayer.ProtoFTP:
+			tx, _ := a.Tx.(*ftp.Tx)
+			FTPObject(j, tx)
+		case applayer.ProtoFTPData:
+			tx, _ := a.Tx.(*ftp.DataState)
+			FTPDataObject(j, tx)
+		case applayer.ProtoSMTP:
+			tx, _ := a.Tx.(*smtp.Tx)
+			SMTPAlertObjects(j, tx)
+		case applayer.ProtoDNS:
+			if tx, ok := a.Tx.(*dns.Tx); ok {
+				DNSObject(j, tx)
+			}
+		case applayer.ProtoTLS:
+			st, _ := a.Tx.(*tls.State)
+			TLSObject(j, st)
 		}
 	}
 	if opt.Metadata {

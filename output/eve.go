@@ -40,6 +40,10 @@ func FlowRecordApp(j *JSON, f *flow.Flow, now time.Time, app *applayer.FlowApp) 
 	b = j.clock.appendTime(b, now)
 	b = append(b, `","flow_id":`...)
 	b = strconv.AppendUint(b, f.ID(), 10)
+	if f.ParentID != 0 {
+		b = append(b, `,"parent_id":`...)
+		b = strconv.AppendUint(b, f.ParentID, 10)
+	}
 	b = append(b, `,"event_type":"flow"`...)
 	if f.VLANs > 0 {
 		b = append(b, `,"vlan":[`...)
@@ -101,7 +105,12 @@ func FlowRecordApp(j *JSON, f *flow.Flow, now time.Time, app *applayer.FlowApp) 
 	b = append(b, `","age":`...)
 	b = strconv.AppendInt(b, f.Age(), 10)
 	b = append(b, `,"state":"`...)
-	b = append(b, f.State.String()...)
+	if f.Bypassed {
+		// FLOW_STATE_LOCAL_BYPASSED (EveFlowLogJSON)
+		b = append(b, `bypassed","bypass":"local`...)
+	} else {
+		b = append(b, f.State.String()...)
+	}
 	b = append(b, `","reason":"`...)
 	b = append(b, f.EndReason.String()...)
 	b = append(b, `","alerted":`...)

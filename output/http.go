@@ -498,6 +498,9 @@ func flowHeader(j *JSON, p *decode.Packet, f *flow.Flow, pktDir, logDir flow.Dir
 	j.Time("timestamp", p.Timestamp)
 	if f != nil {
 		j.Uint("flow_id", f.ID())
+		if f.ParentID != 0 {
+			j.Uint("parent_id", f.ParentID)
+		}
 	}
 	if p.PcapCnt != 0 {
 		j.Uint("pcap_cnt", p.PcapCnt)

@@ -52,6 +52,23 @@ func (w *worker) appLayer(pc *packetCtx, update [2]bool) *applayer.FlowApp {
 	return a.l.Ready(f, pc.dir)
 }
 
+// appUDP runs the app layer for a UDP packet of a flow (FlowWorker's AppLayerHandleUdp,
+// after the flow table and before detection): a datagram with payload goes to protocol
+// detection or the parser; a detection that finds the flow the wrong way round reverses it.
+// A packet of a flow dropped in IPS mode is not handed over.
+func (w *worker) appUDP(pc *packetCtx) {
+	a, f, p := w.app, pc.f, pc.p
+	if a == nil || f == nil || !p.IsUDP() || p.Pseudo() || f.Action == flow.ActionDrop && w.cfg.IPS {
+		return
+	}
+	a.l.Begin(f, pc.dir)
+	if len(p.Payload) > 0 && a.l.UDP(f, pc.dir, p.Payload) {
+		f.Reverse()
+		pc.dir = 1 - pc.dir
+	}
+	pc.app = a.l.Ready(f, pc.dir)
+}
+
 // appFeed hands the app layer direction d's data of flow pc.f; pseudo for the flow-end
 // flush (unACKed data too, EOF).
 func (w *worker) appFeed(pc *packetCtx, d flow.Direction, pseudo bool) {
@@ -131,6 +148,18 @@ func (w *worker) appResult(pc *packetCtx, r applayer.DataResult) {
 	if r.Disable {
 		w.stream.t.DisableApp(pc.f)
 	}
+	if r.Flags&applayer.NoInspectionPayload != 0 && !pc.f.NoPayloadInspect {
+		// APP_LAYER_PARSER_NO_INSPECTION_PAYLOAD (AppLayerParserParse): no payload
+		// inspection for the flow's later packets, raw reassembly off both ways.
+		pc.f.NoPayloadInspect = true
+		w.stream.t.DisableRaw(pc.f, flow.ToServer)
+		w.stream.t.DisableRaw(pc.f, flow.ToClient)
+	}
+	if r.Flags&(applayer.NoInspection|applayer.BypassReady) == applayer.NoInspection|applayer.BypassReady {
+		// BYPASS_READY: PacketBypassCallback at the end of the packet's stream handling; in
+		// a capture without bypass support the flow is bypassed locally.
+		pc.f.Bypassed = true
+	}
 	if r.Err != nil && w.app.errPolicy != stream.ExceptionIgnore {
 		w.exception(pc, w.app.errPolicy, stream.CauseAppLayerError)
 	}
@@ -150,8 +179,15 @@ func (w *worker) appFlush(pc *packetCtx) *applayer.FlowApp {
 // appEnd finishes the app layer's part of a packet after detection and logging: the
 // direction's update flag is cleared and finished transactions are freed.
 func (w *worker) appEnd(pc *packetCtx) {
-	if w.app == nil || pc.f == nil || pc.f.Proto != decode.ProtoTCP {
+	if w.app == nil || pc.f == nil {
 		return
 	}
-	w.app.l.End(pc.f, pc.dir, pc.p.Pseudo(), pc.streamEst, w.txLogged)
+	switch pc.f.Proto {
+	case decode.ProtoTCP:
+		w.app.l.End(pc.f, pc.dir, pc.p.Pseudo(), pc.streamEst, w.txLogged)
+	case decode.ProtoUDP:
+		if pc.app != nil {
+			w.app.l.End(pc.f, pc.dir, pc.p.Pseudo(), true, w.txLogged)
+		}
+	}
 }

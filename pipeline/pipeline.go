@@ -53,7 +53,19 @@ type Outputs struct {
 	// writes fileinfo records (types files) with the options Files.
 	EVEHTTP, EVEFiles bool
 	HTTP              output.HTTPOptions
-	Files             output.FileOptions
+	// EVEDNS writes dns records (eve-log types dns) with the options DNS.
+	EVEDNS bool
+	DNS    output.DNSOptions
+	// EVETLS writes tls records (eve-log types tls) with the options TLS.
+	EVETLS bool
+	TLS    output.TLSOptions
+	Files  output.FileOptions
+	// EVESMTP writes smtp records (eve-log types smtp) with the options SMTP.
+	EVESMTP bool
+	SMTP    output.SMTPOptions
+	// EVESSH writes ssh records (eve-log types ssh), EVEFTP ftp and ftp_data records
+	// (types ftp).
+	EVESSH, EVEFTP bool
 }
 
 // Config is everything a run needs.

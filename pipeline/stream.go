@@ -204,6 +204,7 @@ func (w *worker) exception(pc *packetCtx, e stream.ExceptionPolicy, cause stream
 		}
 		if f.Action == flow.ActionNone || f.Action == flow.ActionAccept {
 			f.Action = flow.ActionDrop
+			f.ByException = true
 		}
 		pc.exceptionDrop = true
 	case stream.ExceptionDropPacket:

@@ -3,7 +3,12 @@ package pipeline
 import (
 	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/applayer"
+	dnsp "github.com/meerkat-ids/meerkat/applayer/dns"
+	"github.com/meerkat-ids/meerkat/applayer/ftp"
 	htp "github.com/meerkat-ids/meerkat/applayer/http"
+	"github.com/meerkat-ids/meerkat/applayer/smtp"
+	"github.com/meerkat-ids/meerkat/applayer/ssh"
+	"github.com/meerkat-ids/meerkat/applayer/tls"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
@@ -15,6 +20,11 @@ import (
 const (
 	loggedHTTP     uint32 = 1 << 0
 	loggedFiles    uint32 = 1 << 1
+	loggedSMTP     uint32 = 1 << 2
+	loggedSSH      uint32 = 1 << 5
+	loggedFTP      uint32 = 1 << 6
+	loggedDNS      uint32 = 1 << 7
+	loggedTLS      uint32 = 1 << 3
 	fileCountShift        = 8
 	fileCountMax          = 0xff
 )
@@ -36,6 +46,9 @@ func (w *worker) logTxs(pc *packetCtx) {
 	if outs.Anomaly.AppLayer && app.Events != 0 {
 		output.AppLayerAnomalies(&w.json, pc.p, pc.f, app, w.eve.Line)
 	}
+	if outs.EVESMTP && app.ProtoOrig == applayer.ProtoSMTP && w.app != nil {
+		w.logOldSMTP(pc)
+	}
 	st := app.State
 	if st == nil || app.Parser == nil {
 		return
@@ -53,10 +66,55 @@ func (w *worker) logTxs(pc *packetCtx) {
 	eof := pseudo
 	httpOn := outs.EVEHTTP && app.Proto == applayer.ProtoHTTP1
 	anomalies := outs.Anomaly.AppLayer
+	smtpOn := outs.EVESMTP && app.Proto == applayer.ProtoSMTP
 	comp := app.Parser.Complete
 	for i, n := 0, st.TxCount(); i < n; i++ {
 		tx := st.TxAt(i)
 		td := tx.TxData()
+		if dt, isDNS := tx.(*dnsp.Tx); isDNS {
+			if anomalies && !td.Events.Empty() {
+				output.TxAnomalies(&w.json, pc.p, pc.f, app, tx, &td.EventsLogged, w.eve.Line)
+			}
+			// JsonDnsLogger: a tx is complete when made, and logged on the packet that
+			// carried it (or the first logging packet after).
+			if outs.EVEDNS && td.Logged&loggedDNS == 0 {
+				if output.DNSLogged(dt, &outs.DNS) {
+					output.DNSRecords(&w.json, pc.p, pc.f, pc.dir, dt, &outs.DNS, w.eve.Line)
+				}
+				td.Logged |= loggedDNS
+			}
+			continue
+		}
+		if st, ok := tx.(*ssh.Tx); ok {
+			if anomalies && !td.Events.Empty() {
+				output.TxAnomalies(&w.json, pc.p, pc.f, app, tx, &td.EventsLogged, w.eve.Line)
+			}
+			w.logSSH(pc, app, st, eof)
+			continue
+		}
+		if fd, ok := tx.(*ftp.DataState); ok {
+			if outs.EVEFTP && td.Logged&loggedFTP == 0 &&
+				(eof || td.Progress[flow.ToServer] >= comp[flow.ToServer] && td.Progress[flow.ToClient] >= comp[flow.ToClient]) {
+				output.FTPDataRecord(&w.json, pc.p, pc.f, pc.dir, fd)
+				w.eve.Line(w.json.B)
+				td.Logged |= loggedFTP
+			}
+			continue
+		}
+		if ft, ok := tx.(*ftp.Tx); ok {
+			if anomalies && !td.Events.Empty() {
+				output.TxAnomalies(&w.json, pc.p, pc.f, app, tx, &td.EventsLogged, w.eve.Line)
+			}
+			// The JsonFTPLog tx logger: once both sides are complete (the reply is), or at
+			// EOF.
+			if outs.EVEFTP && td.Logged&loggedFTP == 0 &&
+				(eof || td.Progress[flow.ToServer] >= comp[flow.ToServer] && td.Progress[flow.ToClient] >= comp[flow.ToClient]) {
+				output.FTPRecord(&w.json, pc.p, pc.f, pc.dir, ft)
+				w.eve.Line(w.json.B)
+				td.Logged |= loggedFTP
+			}
+			continue
+		}
 		ht, isHTTP := tx.(*htp.Tx)
 		if outs.EVEFiles && isHTTP {
 			w.logFiles(pc, app, ht, eof)
@@ -70,6 +128,42 @@ func (w *worker) logTxs(pc *packetCtx) {
 			w.eve.Line(w.json.B)
 			td.Logged |= loggedHTTP
 		}
+		if ts, ok := tx.(*tls.State); ok && outs.EVETLS && td.Logged&loggedTLS == 0 && output.TLSReady(ts, eof) {
+			// JsonTlsLogger: once per flow, at handshake done or the flow's end; a flow
+			// without a certificate (nor resumption, nor TLS 1.3) is marked without a record.
+			if output.TLSWanted(ts, &outs.TLS) {
+				output.TLSRecord(&w.json, pc.p, pc.f, pc.dir, ts, &outs.TLS, app.ProtoOrig)
+				w.eve.Line(w.json.B)
+			}
+			td.Logged |= loggedTLS
+		}
+		st, isSMTP := tx.(*smtp.Tx)
+		if isSMTP && outs.EVEFiles {
+			w.logSMTPFiles(pc, st, eof)
+		}
+		// smtp: a mail transaction once done (progress 1/1), or at the flow's end
+		if isSMTP && smtpOn && td.Logged&loggedSMTP == 0 && (eof || st.Done) {
+			output.SMTPRecord(&w.json, pc.p, pc.f, pc.dir, st, &outs.SMTP)
+			w.eve.Line(w.json.B)
+			td.Logged |= loggedSMTP
+		}
+	}
+}
+
+// logSSH writes tx's ssh record once (the JsonSshLog tx logger): when SCSshTxGetLogCondition
+// holds, or at EOF whatever it says. The parser's EOF (APP_LAYER_PARSER_EOF_TS|TC, set with
+// NO_INSPECTION when encryption starts, or on a parse error) is the flow's disabled app layer.
+func (w *worker) logSSH(pc *packetCtx, app *applayer.FlowApp, tx *ssh.Tx, eof bool) {
+	td := tx.TxData()
+	if !w.cfg.Outputs.EVESSH || td.Logged&loggedSSH != 0 {
+		return
+	}
+	if !(eof || app.Disabled || tx.LogReady()) {
+		return
+	}
+	td.Logged |= loggedSSH // a tx without banner is done too (SCSshLogJson returned false)
+	if output.SSHRecord(&w.json, pc.p, pc.f, pc.dir, tx) {
+		w.eve.Line(w.json.B)
 	}
 }
 
@@ -97,6 +191,61 @@ func (w *worker) logFiles(pc *packetCtx, app *applayer.FlowApp, tx *htp.Tx, eof 
 		oppFinished = true
 	}
 	if (eof || ready[d]) && oppFinished {
+		td.Logged |= loggedFiles
+	}
+}
+
+// logOldSMTP logs the smtp records of the SMTP state a STARTTLS upgrade set aside: Suricata's
+// loggers still see the SMTP state on the packet whose 220 asked for the change (the state is
+// swapped when the next data comes), so the STARTTLS transaction is logged there, and any
+// other done one at the flow's end.
+func (w *worker) logOldSMTP(pc *packetCtx) {
+	pseudo := pc.p.Pseudo()
+	if !pseudo && !pc.app.Updated[pc.dir] || pc.f.Proto == decode.ProtoTCP && !pc.streamEst {
+		return
+	}
+	op, old := w.app.l.Old(pc.f)
+	if op == nil || op.Proto != applayer.ProtoSMTP || old == nil {
+		return
+	}
+	for i, n := 0, old.TxCount(); i < n; i++ {
+		tx, ok := old.TxAt(i).(*smtp.Tx)
+		if !ok {
+			continue
+		}
+		td := tx.TxData()
+		if td.Logged&loggedSMTP == 0 && (pseudo || tx.Done) {
+			output.SMTPRecord(&w.json, pc.p, pc.f, pc.dir, tx, &w.cfg.Outputs.SMTP)
+			w.eve.Line(w.json.B)
+			td.Logged |= loggedSMTP
+		}
+	}
+}
+
+// logSMTPFiles is OutputTxLogFiles for an SMTP tx: its attachments (to server) are logged
+// once closed, on a to-server packet, or all at the flow's end (an open one as truncated);
+// the tx is done with files once it is done and every file is logged.
+func (w *worker) logSMTPFiles(pc *packetCtx, tx *smtp.Tx, eof bool) {
+	td := tx.TxData()
+	if td.Logged&loggedFiles != 0 || (!eof && pc.dir != flow.ToServer) {
+		return
+	}
+	files := tx.Files()
+	done := int(td.Logged >> fileCountShift & fileCountMax)
+	for i := done; i < len(files) && done < fileCountMax; i++ {
+		st := files[i].State
+		if eof && st == smtp.FileOpen {
+			st = smtp.FileTruncated
+		}
+		if st == smtp.FileOpen {
+			break
+		}
+		output.SMTPFileInfoRecord(&w.json, pc.p, pc.f, pc.dir, tx, &files[i], st)
+		w.eve.Line(w.json.B)
+		done++
+	}
+	td.Logged = td.Logged&^(fileCountMax<<fileCountShift) | uint32(done)<<fileCountShift
+	if eof || tx.Done && done == len(files) {
 		td.Logged |= loggedFiles
 	}
 }
@@ -140,10 +289,27 @@ func (w *worker) txLogged(tx applayer.Tx) bool {
 	if w.eve.W == nil {
 		return true
 	}
+	outs := &w.cfg.Outputs
+	if _, ok := tx.(*dnsp.Tx); ok {
+		return !outs.EVEDNS || tx.TxData().Logged&loggedDNS != 0
+	}
+	if _, ok := tx.(*tls.State); ok {
+		return !outs.EVETLS || tx.TxData().Logged&loggedTLS != 0
+	}
+	if _, ok := tx.(*smtp.Tx); ok {
+		l := tx.TxData().Logged
+		return (!outs.EVESMTP || l&loggedSMTP != 0) && (!outs.EVEFiles || l&loggedFiles != 0)
+	}
+	if _, ok := tx.(*ssh.Tx); ok {
+		return !outs.EVESSH || tx.TxData().Logged&loggedSSH != 0
+	}
+	switch tx.(type) {
+	case *ftp.Tx, *ftp.DataState:
+		return !outs.EVEFTP || tx.TxData().Logged&loggedFTP != 0
+	}
 	if _, ok := tx.(*htp.Tx); !ok {
 		return true
 	}
-	outs := &w.cfg.Outputs
 	l := tx.TxData().Logged
 	return (!outs.EVEHTTP || l&loggedHTTP != 0) && (!outs.EVEFiles || l&loggedFiles != 0)
 }
@@ -161,7 +327,7 @@ func (w *worker) logTxsEnd(f *flow.Flow) {
 		return
 	}
 	outs := &w.cfg.Outputs
-	if !outs.EVEHTTP && !outs.EVEFiles && !outs.Anomaly.AppLayer {
+	if !outs.EVEHTTP && !outs.EVEFiles && !outs.EVESMTP && !outs.EVESSH && !outs.EVEFTP && !outs.EVETLS && !outs.Anomaly.AppLayer {
 		return
 	}
 	p := &w.stream.pseudo

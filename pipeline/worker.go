@@ -44,6 +44,9 @@ type worker struct {
 
 	packets uint64
 	bytes   uint64
+	// bypassPkts and bypassBytes count the packets of locally bypassed flows
+	// (flow_bypassed.local_pkts, flow_bypassed.local_bytes).
+	bypassPkts, bypassBytes uint64
 }
 
 func newWorker(id, n int, cfg *Config) (*worker, error) {
@@ -171,7 +174,11 @@ func (w *worker) handle(p *decode.Packet) {
 	if w.tc == nil {
 		pc := packetCtx{p: p}
 		pc.f, pc.dir = w.flows.Packet(p)
+		if w.bypassed(&pc) {
+			return
+		}
 		w.track(&pc)
+		w.appUDP(&pc)
 		w.logAnomalies(&pc)
 		w.logTxs(&pc)
 		w.appEnd(&pc)
@@ -182,10 +189,16 @@ func (w *worker) handle(p *decode.Packet) {
 		return
 	}
 	pc := w.pre(p)
+	if w.bypassed(&pc) {
+		return
+	}
 	if w.cfg.Firewall {
 		w.preStream(&pc)
 	}
 	w.track(&pc)
+	if !(w.cfg.Firewall && w.tc.Verdict.Dropped()) {
+		w.appUDP(&pc) // not for a packet the firewall dropped already (ACTION_DROP)
+	}
 	if w.cfg.Firewall {
 		w.inspectFirewall(&pc)
 	} else if !w.inspect(&pc) {
@@ -215,6 +228,28 @@ func (w *worker) handle(p *decode.Packet) {
 		w.ipsVerdict(&pc)
 	}
 	w.finishEnded()
+}
+
+// bypassed is FlowWorker's check of the flow's state after the flow lookup: a packet of a
+// locally bypassed flow is only counted (FLOW_STATE_LOCAL_BYPASSED: flow_bypassed.local_pkts
+// and _bytes, its captured length), and accepted inline. A packet of a flow whose payload is
+// encrypted gets PKT_NOPAYLOAD_INSPECTION (FlowHandlePacketUpdate).
+func (w *worker) bypassed(pc *packetCtx) bool {
+	f := pc.f
+	if f == nil {
+		return false
+	}
+	if f.Bypassed && !pc.p.Pseudo() {
+		w.bypassPkts++
+		w.bypassBytes += uint64(len(pc.p.Data))
+		if w.cfg.IPS {
+			w.ips.Accepted++
+		}
+		w.finishEnded()
+		return true
+	}
+	pc.p.NoPayloadInspection = f.NoPayloadInspect
+	return false
 }
 
 // finishEnded runs the ends the flow table deferred while the packet was handled (the
@@ -260,12 +295,16 @@ func (w *worker) inspect(pc *packetCtx) bool {
 		return false
 	}
 	if f != nil && (f.Action == flow.ActionPass || f.Action == flow.ActionDrop) {
-		if w.app != nil && f.Proto == decode.ProtoTCP {
+		if w.app != nil && (f.Proto == decode.ProtoTCP || f.Proto == decode.ProtoUDP) {
 			w.app.l.NoInspection(f) // its transactions are freed once logged
 		}
 		if w.cfg.IPS {
 			if f.Action == flow.ActionDrop {
-				w.drop(pc, alert.ReasonFlowDrop, nil, false)
+				reason := alert.ReasonFlowDrop
+				if f.ByException {
+					reason = alert.ReasonEPFlowDrop // FlowHandlePacketUpdate
+				}
+				w.drop(pc, reason, nil, false)
 			} else {
 				w.ips.Accepted++
 			}
@@ -608,6 +647,16 @@ func collectStats(workers []*worker, cfg *Config) *output.Stats {
 	dec.Each(s.Set)
 	df.Each(s.Set)
 	fl.Each(s.Set)
+	var bpkts, bbytes uint64
+	for _, w := range workers {
+		bpkts += w.bypassPkts
+		bbytes += w.bypassBytes
+	}
+	// FlowWorkerThreadInit's counters (local capture bypass does not exist here: 0).
+	s.Set("flow_bypassed.local_pkts", bpkts)
+	s.Set("flow_bypassed.local_bytes", bbytes)
+	s.Set("flow_bypassed.local_capture_pkts", 0)
+	s.Set("flow_bypassed.local_capture_bytes", 0)
 	if cfg.Stream != nil {
 		var tcp stream.Counters
 		var memuse, reasmMemuse uint64

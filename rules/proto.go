@@ -63,8 +63,9 @@ var appProtos = map[string]appProto{
 	"smtp": {ipprotos: []uint8{protoTCP}},
 	"tls": {ipprotos: []uint8{protoTCP}, toServer: []string{"client_in_progress", "client_hello_done", "client_cert_done", "client_handshake_done", "client_finished"},
 		toClient: []string{"server_in_progress", "server_hello", "server_cert_done", "server_hello_done", "server_handshake_done", "server_finished"}},
-	// SSH uses the same state names in both directions; Suricata resolves them to server first.
-	"ssh":  {ipprotos: []uint8{protoTCP}, toServer: []string{"in_progress", "banner_wait_eol", "banner_done", "finished"}},
+	// SSH's states get request_/response_ prefixes (rust/derive AppLayerState).
+	"ssh": {ipprotos: []uint8{protoTCP}, toServer: []string{"request_in_progress", "request_banner_wait_eol", "request_banner_done", "request_finished"},
+		toClient: []string{"response_in_progress", "response_banner_wait_eol", "response_banner_done", "response_finished"}},
 	"imap": {ipprotos: []uint8{protoTCP}}, "smb": {ipprotos: tcpUDP}, "dcerpc": {ipprotos: tcpUDP},
 	"dns": {ipprotos: tcpUDP}, "modbus": {ipprotos: []uint8{protoTCP}}, "enip": {ipprotos: tcpUDP},
 	"dnp3": {ipprotos: []uint8{protoTCP}}, "nfs": {ipprotos: tcpUDP}, "ntp": {ipprotos: []uint8{protoUDP}},

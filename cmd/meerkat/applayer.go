@@ -34,8 +34,13 @@ func appLayerConfig(cfg *config.Config, st *config.Settings, sc *stream.Config, 
 			return nil, 0, err
 		}
 		pc := applayer.ProtoConfig{Enabled: on, DetectionOnly: detOnly}
-		if pc.Ports, err = detectionPorts(cfg, st, name, ps); err != nil {
+		if pc.Ports, err = detectionPorts(cfg, st, name, ps.IPProto); err != nil {
 			return nil, 0, err
+		}
+		if ps.UDP != nil { // also over UDP: its own udp.detection-ports
+			if pc.UDPPorts, err = detectionPorts(cfg, st, name, 17); err != nil {
+				return nil, 0, err
+			}
 		}
 		if ps.Configure != nil {
 			conf, err := ps.Configure(node)
@@ -79,14 +84,14 @@ func preconfigureApp(cfg *config.Config) error {
 }
 
 // detectionPorts reads app-layer.protocols.<name>.detection-ports (or
-// .<ipproto>.detection-ports): dp / toserver is matched against the flow's destination port,
+// .<ipproto>.detection-ports, ipproto 6 tcp or 17 udp): dp / toserver is matched against the flow's destination port,
 // sp / toclient against its source port (SCAppLayerProtoDetectPPParseConfPorts). Absent, the
 // Layer applies the parser's built-in ports (to the destination port).
-func detectionPorts(cfg *config.Config, st *config.Settings, name string, ps *applayer.Parser) ([2]func(uint16) bool, error) {
+func detectionPorts(cfg *config.Config, st *config.Settings, name string, ipproto uint8) ([2]func(uint16) bool, error) {
 	var out [2]func(uint16) bool
 	node, ok := cfg.Get("app-layer.protocols." + name + ".detection-ports")
 	if !ok {
-		node, ok = cfg.Get("app-layer.protocols." + name + "." + map[uint8]string{6: "tcp", 17: "udp"}[ps.IPProto] + ".detection-ports")
+		node, ok = cfg.Get("app-layer.protocols." + name + "." + map[uint8]string{6: "tcp", 17: "udp"}[ipproto] + ".detection-ports")
 	}
 	parse := func(key, v string) (func(uint16) bool, error) {
 		p, err := rules.ParsePort(v, &st.Vars)

@@ -16,7 +16,8 @@ var stages = map[string]int{
 	"capture": 1,
 	"defrag":  2, "flow": 2,
 	"stream":   3,
-	"applayer": 4, "applayer/http": 4, "applayer/http2": 4, "applayer/http/uri": 4, "applayer/http/decompress": 4, "detect/transform": 5, "detect/txtest": 5, "detect/txhttp": 5,
+	"applayer": 4, "applayer/dcerpc": 4, "applayer/dns": 4, "applayer/ftp": 4, "applayer/http": 4, "applayer/http2": 4, "applayer/smtp": 4, "applayer/ssh": 4, "applayer/telnet": 4, "applayer/http/uri": 4, "applayer/http/decompress": 4,
+	"applayer/tls": 4, "applayer/tls/cert": 4, "applayer/tls/ja": 4, "applayer/tls/ja/tlspcap": 4, "detect/transform": 5, "detect/txtest": 5, "detect/txhttp": 5,
 	// stage 4: applayer and applayer/<proto> (to come).
 	"detect/pcre": 5, "prefilter/candidates": 5, "prefilter/hs": 5, "prefilter/broad": 5, "prefilter/header": 5,
 	"detect": 5, "detect/match": 5, "detect/payload": 5, "detect/threshold": 5, "firewall": 5,

@@ -602,6 +602,7 @@ func openOutputs(st *config.Settings, logDir string) (pipeline.Outputs, func() e
 			SHA1: eve.Files.ForceSHA1 || st.Outputs.FileStoreSHA1, SHA256: eve.Files.ForceSHA256 || st.Outputs.FileStoreSHA256}
 		outs.Alert.FileHashes = hashes
 		outs.EVEHTTP = eve.HTTP.Enabled
+		outs.EVEDNS, outs.DNS = eve.DNS.Enabled, dnsOptions(&eve.DNS)
 		outs.HTTP = output.HTTPOptions{Extended: eve.HTTP.Extended, XFF: xffConfig(eve.HTTP.XFF, eve.XFF)}
 		outs.HTTP.RequestHeaders, outs.HTTP.ResponseHeaders = output.ParseDumpAllHeaders(eve.HTTP.DumpAllHeaders)
 		for _, c := range eve.HTTP.Custom {
@@ -609,7 +610,17 @@ func openOutputs(st *config.Settings, logDir string) (pipeline.Outputs, func() e
 				outs.HTTP.Custom |= bit
 			}
 		}
+		outs.EVETLS = eve.TLS.Enabled
+		outs.TLS, _ = output.TLSOptionsFrom(eve.TLS.HasNode, eve.TLS.Extended, eve.TLS.Custom, eve.TLS.SessionResumption)
 		outs.EVEFiles = eve.Files.Enabled
+		outs.EVESMTP = eve.SMTP.Enabled
+		outs.SMTP = smtpOptions(eve.SMTP)
+		if t, ok := eve.Type("ssh"); ok && t.Enabled {
+			outs.EVESSH = true
+		}
+		if t, ok := eve.Type("ftp"); ok && t.Enabled {
+			outs.EVEFTP = true
+		}
 		outs.Files = output.FileOptions{Hashes: hashes, XFF: xffConfig(eve.Files.XFF, eve.XFF)}
 		if an := eve.Anomaly; an.Enabled {
 			outs.Anomaly = output.AnomalyOptions{Decode: an.Decode, Stream: an.Stream, AppLayer: an.AppLayer, PacketHeader: an.PacketHeader}
@@ -710,9 +721,10 @@ func printBuildInfo(w io.Writer) {
 	fmt.Fprintf(w, "This is Meerkat version %s\n", Version)
 	fmt.Fprintf(w, "Suricata compatibility: %s\n", SuricataVersion)
 	// Suricata lists its optional build features on this line, and says "none" when it has
-	// none of them (PrintBuildInfo); the conformance runner reads it. Meerkat claims none of
-	// them yet: what it is built with follows on lines of its own.
-	fmt.Fprintln(w, "Features: none")
+	// none of them (PrintBuildInfo); the conformance runner reads it. Meerkat claims those it
+	// implements (JA3/JA3S and JA4 of applayer/tls); what it is built with follows on lines
+	// of its own.
+	fmt.Fprintln(w, "Features: HAVE_JA3 HAVE_JA4")
 	fmt.Fprintf(w, "Hyperscan version: %s\n", hs.Version())
 	fmt.Fprintf(w, "Go version: %s\n", runtime.Version())
 	fmt.Fprintf(w, "Platform: %s/%s\n", runtime.GOOS, runtime.GOARCH)
@@ -752,4 +764,24 @@ func forceFileHashes(ac *applayer.Config, h output.FileHashes) {
 	for _, c := range s.Servers {
 		c.ForceHash = true
 	}
+}
+
+// smtpOptions turns the eve-log smtp type's settings into the logger's (OutputEmailInitConf):
+// custom fields by config or header name, md5 of body and subject.
+func smtpOptions(c config.SMTPOptions) output.SMTPOptions {
+	var o output.SMTPOptions
+	for _, f := range c.Custom {
+		if bit, ok := output.EmailCustomField(f); ok {
+			o.Custom |= bit
+		}
+	}
+	for _, m := range c.MD5 {
+		switch m {
+		case "body":
+			o.BodyMD5 = true
+		case "subject":
+			o.SubjectMD5 = true
+		}
+	}
+	return o
 }
