@@ -190,6 +190,7 @@ func dhExtract(path string) ([]dhName, error) {
 	}
 	var out []dhName
 	conns := map[string]*dhConn{} // by client->server tuple
+	udpFlows := map[string]*dhUDPFlow{}
 	var order []*dhConn
 	for {
 		data, _, err := src.ReadPacketData()
@@ -252,6 +253,34 @@ func dhExtract(path string) ([]dhName, error) {
 			continue // fragments are not reassembled here
 		}
 		if udp != nil {
+			if udp.DstPort != 53 && udp.SrcPort != 53 {
+				continue
+			}
+			// Protocol detection of a UDP flow (reference §1.2-1.3, test
+			// dns-udp-junkrequest-first): each direction's first datagram is probed once; the
+			// flow is DNS from the first that is a whole valid message, in either direction.
+			// A direction whose probe failed parses nothing until the other one detects DNS.
+			s, d := netip.AddrPortFrom(sa, uint16(udp.SrcPort)), netip.AddrPortFrom(da, uint16(udp.DstPort))
+			key := dhFlowKey(false, s.String(), d.String())
+			u := udpFlows[key]
+			if u == nil {
+				u = &dhUDPFlow{initiator: s}
+				udpFlows[key] = u
+			}
+			dir := 0
+			if s != u.initiator {
+				dir = 1
+			}
+			if !u.dns {
+				if u.probed[dir] {
+					continue
+				}
+				u.probed[dir] = true
+				if !dhDNSProbe(udp.Payload) {
+					continue
+				}
+				u.dns = true
+			}
 			if udp.DstPort != 53 {
 				continue
 			}
@@ -323,6 +352,37 @@ func dhExtract(path string) ([]dhName, error) {
 		}
 	}
 	return out, nil
+}
+
+// dhUDPFlow is a UDP flow's protocol detection state: who sent its first datagram, which
+// directions were probed, whether it was found to be DNS.
+type dhUDPFlow struct {
+	initiator netip.AddrPort
+	probed    [2]bool
+	dns       bool
+}
+
+// dhDNSProbe reports whether msg is a whole valid DNS message, request or response, as the
+// UDP probe wants it (reference §1.3; header validity §1.1 item 2, questions and answers
+// parse, item 3).
+func dhDNSProbe(msg []byte) bool {
+	var p dnsmessage.Parser
+	h, err := p.Start(msg)
+	if err != nil {
+		return false
+	}
+	n := 0
+	for i := 2; i < 6; i++ {
+		n += int(binary.BigEndian.Uint16(msg[2*i:]))
+	}
+	qd := int(binary.BigEndian.Uint16(msg[4:]))
+	if 2*n > len(msg) || n == 0 && len(msg) > 12 || !h.Response && qd == 0 {
+		return false
+	}
+	if err := p.SkipAllQuestions(); err != nil {
+		return false
+	}
+	return p.SkipAllAnswers() == nil
 }
 
 // dhDNSRequest decodes a DNS request (QR clear) and returns its question names as the
