@@ -70,6 +70,7 @@ bench: build bench-deps
 	./bench/corpus.sh
 	ROUNDS=5 INPROCESS=5 ./bench/stream.sh
 	ROUNDS=5 ./bench/http.sh
+	ROUNDS=5 ./bench/etopen.sh
 	ROUNDS=3 INPROCESS=3 ./bench/groups.sh
 	./bench/broad.sh
 	INPROCESS=8 ./bench/modes.sh

@@ -151,7 +151,7 @@ type result struct {
 }
 
 // scripts are the scripts whose results this program knows, in the order they are drawn.
-var scripts = []string{"replay", "corpus", "stream", "http", "groups", "broad", "firewall", "modes", "ordering",
+var scripts = []string{"replay", "corpus", "stream", "http", "etopen", "groups", "broad", "firewall", "modes", "ordering",
 	"scaling", "cores", "peer", "rules-load"}
 
 // renamed maps earlier names of scripts to their names now: results of both count as one
@@ -596,6 +596,22 @@ var extractors = map[string]func(o obj, add func(figure), miss func(string)){
 			add(f)
 		} else {
 			miss("http: no allocations")
+		}
+	},
+	"etopen": func(o obj, add func(figure), miss func(string)) {
+		if r, ok := o.pos("detection", "ratio_detection_disable_detection_pps"); ok {
+			f := figure{Name: "full ET Open / no detection (issue #19)", Value: r, HigherIsBetter: true}
+			f.Bar, f.HasBar = o.bar("detection", "bar")
+			add(f)
+		} else {
+			miss("etopen: no detection ratio")
+		}
+		if a, ok := o.pos("allocations", "median_detection_allocs_per_packet"); ok {
+			f := figure{Name: "heap allocations per packet, full ET Open", Value: a}
+			f.Bar, f.HasBar = 0.1, true
+			add(f)
+		} else {
+			miss("etopen: no allocations")
 		}
 	},
 	"rules-load": func(o obj, add func(figure), miss func(string)) {
