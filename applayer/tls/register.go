@@ -98,6 +98,8 @@ func (p *Pool) NewState() *State {
 		return s
 	}
 	s := &State{cfg: p.cfg}
+	s.Client.presize()
+	s.Server.presize()
 	s.Reset()
 	return s
 }

@@ -127,6 +127,25 @@ type Conn struct {
 	alpnOff  []int
 }
 
+// presize gives a new side's lists the capacity a browser's hello and a typical chain need
+// (a ClientHello has some 16 ciphers and 16 extensions), carved from a few arrays, so that a
+// new flow's first handshake fills them instead of growing each one step by step (the
+// corpus replay made ~10 allocations per new TLS state that way); longer lists still grow.
+func (c *Conn) presize() {
+	u := make([]uint16, 256)
+	h := &c.Hello
+	h.Ciphers, h.Extensions = u[0:0:64], u[64:64:128]
+	h.Groups, h.SigAlgs = u[128:128:192], u[192:192:256]
+	b := make([]byte, 512)
+	h.ECPointFormats, c.alpnBuf = b[0:0:16], b[16:16:128]
+	c.JA3, c.JA3Hash = b[128:128:480], b[480:480:512]
+	h.ALPNs = make([][]byte, 0, 8)
+	c.alpnOff = make([]int, 0, 16)
+	c.Certs = make([][]byte, 0, 8)
+	c.certBuf = make([]byte, 0, 8192)
+	c.Cert.Presize()
+}
+
 // HasJA3 reports whether the side's JA3/JA3S was computed.
 func (c *Conn) HasJA3() bool { return c.ja3Done }
 

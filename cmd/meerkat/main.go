@@ -322,6 +322,7 @@ func execute(o *options, stdout, stderr io.Writer, prog *progressLine) error {
 		runtime.MemProfileRate = 1
 		defer func() {
 			if f, err := os.Create(path); err == nil {
+				runtime.GC() // the profile holds the allocations up to the last completed GC
 				pprof.Lookup("allocs").WriteTo(f, 0)
 				f.Close()
 			}

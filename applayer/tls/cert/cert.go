@@ -684,3 +684,15 @@ func appendGeneralName(dst []byte, t tlv) ([]byte, bool) {
 	}
 	return dst, false
 }
+
+// Presize gives c's buffers the capacity a typical certificate needs, carved from one
+// array, so that a new flow's first certificate fills them without growing each one step
+// by step; a larger certificate still grows them.
+func (c *Cert) Presize() {
+	b := make([]byte, 1024)
+	c.Subject, c.Issuer = b[0:0:256], b[256:256:512]
+	c.Serial, c.Fingerprint = b[512:512:576], b[576:576:640]
+	c.sanBuf = b[640:640:1024]
+	c.SANs = make([][]byte, 0, 8)
+	c.sanOff = make([]int, 0, 16)
+}
