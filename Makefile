@@ -12,6 +12,8 @@ FUZZTIME  ?= 10s
 FUZZMINIMIZETIME ?= 5s
 DEB_PKGS  := libhyperscan-dev pkg-config
 BENCH_PKGS := hyperfine time python3
+# The JA3/JA3S reference of `make reference-check` (tshark has no JA4: FoxIO's ja4.py is that).
+REF_PKGS  := tshark python3
 # The conformance corpus: suricata-verify tests in two folders (tests-next: stream and
 # app-layer). meerkat-verify skips, with a message, a folder that is not there.
 CONFORMANCE_TESTS := $(SHARED)/conformance/tests,$(SHARED)/conformance/tests-next
@@ -20,7 +22,7 @@ CONFORMANCE_TESTS := $(SHARED)/conformance/tests,$(SHARED)/conformance/tests-nex
 # regexes; gohs enables it with this tag (prefilter/hs builds either way).
 export GOFLAGS := $(GOFLAGS) -tags=hyperscan_v54
 
-.PHONY: all deps build test run bench bench-deps bench-go fuzz lint conformance clean
+.PHONY: all deps build test run bench bench-deps bench-go fuzz lint conformance clean reference-check
 
 all: build
 
@@ -95,6 +97,21 @@ bench-deps:
 		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
+
+# reference-check compares Meerkat's JA3, JA3S and JA4 on every corpus TLS hello with
+# tshark's JA3/JA3S and, when MEERKAT_JA4_PY names FoxIO's python/ja4.py (github.com/FoxIO-LLC/
+# ja4, BSD-3-Clause, not vendored), its JA4 (applayer/tls/ja/reference_test.go). `make test`
+# runs a short version when tshark is installed.
+reference-check: deps
+	@for p in $(REF_PKGS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "reference-check: installing$$missing"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	MEERKAT_REF_FULL=1 $(GO) test -count=1 -timeout 90m -run TestReferenceFingerprints -v ./applayer/tls/ja/
 
 bench-go: deps
 	./bench/go.sh
