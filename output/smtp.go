@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/md5"
 	"encoding/hex"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/meerkat-ids/meerkat/applayer/smtp"
@@ -41,30 +42,11 @@ var emailFields = []emailField{
 // header name (any case), as OutputEmailInitConf matches them.
 func EmailCustomField(name string) (uint32, bool) {
 	for i, f := range emailFields {
-		if f.config == name || equalFoldASCII(f.header, name) {
+		if f.config == name || strings.EqualFold(f.header, name) {
 			return 1 << i, true
 		}
 	}
 	return 0, false
-}
-
-func equalFoldASCII(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // SMTPRecord writes the EVE smtp record of tx (JsonSmtpLogger): the flow header with the
