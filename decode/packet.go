@@ -38,6 +38,10 @@ const (
 	SourceWire              Source = iota // read from the capture
 	SourceDefrag                          // rebuilt from IP fragments
 	SourceStreamFlowTimeout               // a flow-end pseudo packet of the stream engine
+	// SourceStreamDetectLogFlush is a detect/log flush pseudo packet of the stream engine
+	// (PKT_SRC_STREAM_TCP_DETECTLOG_FLUSH, StreamTcpDetectLogFlush): not a flow-end one, so
+	// Pseudo is false for it.
+	SourceStreamDetectLogFlush
 )
 
 // String returns the EVE `pkt_src` value.
@@ -47,6 +51,8 @@ func (s Source) String() string {
 		return "defrag"
 	case SourceStreamFlowTimeout:
 		return "stream (flow timeout)"
+	case SourceStreamDetectLogFlush:
+		return "stream (detect/log)"
 	}
 	return "wire/pcap"
 }

@@ -155,6 +155,14 @@ func (w *worker) appResult(pc *packetCtx, r applayer.DataResult) {
 		w.stream.t.DisableRaw(pc.f, flow.ToServer)
 		w.stream.t.DisableRaw(pc.f, flow.ToClient)
 	}
+	if r.Flags&applayer.NoInspection != 0 && !pc.p.NoPayloadInspection && !pc.p.Pseudo() &&
+		pc.p.Source != decode.SourceStreamDetectLogFlush {
+		// FlowWorkerStreamTCPUpdate's setting_nopayload: the first packet whose parse set
+		// APP_LAYER_PARSER_NO_INSPECTION (SSH once encrypted, TLS bypass) without the packet
+		// having PKT_NOPAYLOAD_INSPECTION gets the detect/log flush pseudo packets
+		// (StreamTcpDetectLogFlush), and the flow FLOW_NOPAYLOAD_INSPECTION.
+		pc.logFlush = true
+	}
 	if r.Flags&(applayer.NoInspection|applayer.BypassReady) == applayer.NoInspection|applayer.BypassReady {
 		// BYPASS_READY: PacketBypassCallback at the end of the packet's stream handling; in
 		// a capture without bypass support the flow is bypassed locally.

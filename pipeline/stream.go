@@ -5,6 +5,7 @@ import (
 
 	"github.com/meerkat-ids/meerkat/alert"
 	"github.com/meerkat-ids/meerkat/decode"
+	"github.com/meerkat-ids/meerkat/detect"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
 	"github.com/meerkat-ids/meerkat/stream"
@@ -162,6 +163,85 @@ func (w *worker) pseudoPacket(f *flow.Flow, dir flow.Direction) {
 	w.logAlerts(&pc, nil, nil)
 	w.tc.Tagged = false // a pseudo packet is not logged as a tagged packet
 	w.logTxs(&pc)
+	w.inspected(&pc)
+	w.appEnd(&pc)
+}
+
+// detectLogFlush runs, after a packet whose app-layer parse disabled the flow's inspection
+// (pc.logFlush), the two pseudo packets of Suricata's StreamTcpDetectLogFlush
+// (FlowWorkerStreamTCPUpdate's setting_nopayload): both streams get a raw inspection trigger,
+// then one pseudo packet per direction goes through detection and the alert outputs, the
+// packet's own direction first in IDS mode, the opposite one first with an inline stream. They
+// are not flow-end packets (PKT_PSEUDO_DETECTLOG_FLUSH, not PKT_PSEUDO_STREAM_END), so packet
+// rules, firewall ones included, are evaluated on them (DetectRulePacketRules skips only
+// PKT_PSEUDO_STREAM_END); like every pseudo packet they are not counted in the flow's packets
+// nor in the ips/firewall verdict counters. The flow then has FLOW_NOPAYLOAD_INSPECTION
+// (FlowSetNoPayloadInspectionFlag): its later packets have no payload inspection.
+//
+// Suricata runs them before the packet's own detection; Meerkat runs them after it, so the
+// packet's verdict and detection state stay its own (the alert order differs, the alerts do
+// not).
+func (w *worker) detectLogFlush(pc *packetCtx) {
+	f := pc.f
+	if f == nil || w.stream == nil || w.tc == nil {
+		return
+	}
+	f.NoPayloadInspect = true
+	w.stream.t.TriggerRaw(f, flow.ToServer)
+	w.stream.t.TriggerRaw(f, flow.ToClient)
+	first := pc.dir
+	if w.app != nil && w.app.ctx.Inline {
+		first = 1 - first
+	}
+	for _, d := range [2]flow.Direction{first, 1 - first} {
+		w.flushPacket(f, d)
+	}
+}
+
+// flushPacket builds and inspects one detect/log flush pseudo packet of f in direction dir
+// (StreamTcpPseudoPacketCreateDetectLogFlush): the flow's tuple as seen in that direction,
+// established, no payload and no pcap_cnt.
+func (w *worker) flushPacket(f *flow.Flow, dir flow.Direction) {
+	st := w.stream
+	if f.Action == flow.ActionDrop {
+		return // DetectFlow: a dropped flow is not inspected
+	}
+	if f.Action == flow.ActionPass && (!w.cfg.Firewall || f.Accept) {
+		return // DetectFlow: nor a passed one (in firewall mode, once accepted too)
+	}
+	p := &st.pseudo
+	setPseudoPacket(p, f, dir, w.flows.Now(), st.t.NextSeq(f, dir))
+	p.Source = decode.SourceStreamDetectLogFlush
+	f.SetPacketEstablished(true)
+	pc := packetCtx{p: p, f: f, dir: dir, streamEst: true}
+	if w.app != nil {
+		// BeginPseudo: a pseudo packet does not take the detection-done flag a detection
+		// left for the direction's next packet (it does not pass FlowHandlePacketUpdate).
+		w.app.l.BeginPseudo(f, dir)
+		pc.app = w.app.l.Ready(f, dir)
+	}
+	w.streamInput(p, f, dir, false, true)
+	var fwAlerts []*detect.Rule
+	var pv *alert.PacketVerdict
+	if w.cfg.Firewall {
+		w.tc.StartPacket()
+		w.setApp(&pc)
+		w.cfg.Engine.Inspect(w.tc, p, f, dir)
+		fwAlerts, pv = w.tc.FirewallAlerts(), &w.tc.Verdict
+	} else {
+		w.setApp(&pc)
+		w.cfg.Engine.Inspect(w.tc, p, f, dir)
+		if f.Action == flow.ActionNone {
+			switch w.tc.Queue.FlowVerdict() {
+			case alert.FlowPass:
+				f.Action = flow.ActionPass
+			case alert.FlowDrop:
+				f.Action = flow.ActionDrop
+			}
+		}
+	}
+	w.logAlerts(&pc, fwAlerts, pv)
+	w.tc.Tagged = false // a pseudo packet is not logged as a tagged packet
 	w.inspected(&pc)
 	w.appEnd(&pc)
 }

@@ -165,6 +165,9 @@ type packetCtx struct {
 	// PKT_STREAM_EST.
 	app       *applayer.FlowApp
 	streamEst bool
+	// logFlush: the packet's app-layer parse set APP_LAYER_PARSER_NO_INSPECTION, so the
+	// detect/log flush pseudo packets follow it (detectLogFlush).
+	logFlush bool
 }
 
 // handle runs one decoded packet through the flow table and detection, logs its alerts and
@@ -226,6 +229,9 @@ func (w *worker) handle(p *decode.Packet) {
 		w.firewallVerdict(&pc)
 	case w.cfg.IPS:
 		w.ipsVerdict(&pc)
+	}
+	if pc.logFlush {
+		w.detectLogFlush(&pc)
 	}
 	w.finishEnded()
 }
