@@ -65,3 +65,26 @@ func TestEVEHTTPFilesXFFOptions(t *testing.T) {
 		t.Errorf("plain http: %+v files %+v xff %+v", e.HTTP, e.Files, e.XFF)
 	}
 }
+
+// TestTLSStoreOutput reads the tls-store output as LogTlsStoreLogInitCtx does: enabled and
+// certs-log-dir (tls-store-02's suricata.yaml); a disabled entry is off, an entry without
+// certs-log-dir keeps "" (the log directory).
+func TestTLSStoreOutput(t *testing.T) {
+	tests := []struct {
+		yaml string
+		want TLSStoreOutput
+	}{
+		{"  - tls-store:\n      enabled: yes\n      certs-log-dir: certs # directory to store the certificates files\n",
+			TLSStoreOutput{Enabled: true, CertsLogDir: "certs"}},
+		{"  - tls-store:\n      enabled: yes\n", TLSStoreOutput{Enabled: true}},
+		{"  - tls-store:\n      enabled: no\n      certs-log-dir: certs\n", TLSStoreOutput{}},
+		{"  - tls-store:\n      certs-log-dir: certs\n", TLSStoreOutput{}},
+		{"  - fast:\n      enabled: yes\n", TLSStoreOutput{}},
+	}
+	for _, tc := range tests {
+		s := settings(t, load(t, header+"outputs:\n"+tc.yaml))
+		if s.Outputs.TLSStore != tc.want {
+			t.Errorf("%q: %+v, want %+v", tc.yaml, s.Outputs.TLSStore, tc.want)
+		}
+	}
+}

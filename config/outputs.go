@@ -19,6 +19,18 @@ type Outputs struct {
 	// FileStoreMD5, FileStoreSHA1 and FileStoreSHA256 are the digests the enabled
 	// file-store outputs force (force-hash, force-md5).
 	FileStoreMD5, FileStoreSHA1, FileStoreSHA256 bool
+	// TLSStore is the enabled tls-store output (the last one: each sets the one directory
+	// LogTlsStoreLogInitCtx keeps); zero when none is enabled.
+	TLSStore TLSStoreOutput
+}
+
+// TLSStoreOutput is the tls-store output (src/log-tlsstore.c).
+type TLSStoreOutput struct {
+	// Enabled is true for an entry with enabled: yes.
+	Enabled bool
+	// CertsLogDir is certs-log-dir: the directory of the certificate files, relative to the
+	// log directory unless absolute; "" means the log directory itself.
+	CertsLogDir string
 }
 
 // Output is one entry of outputs ("- fast: {...}").
@@ -330,6 +342,10 @@ func (b *builder) outputs() Outputs {
 			if out.Enabled {
 				m, s1, s2 := b.forceHash(key)
 				o.FileStoreMD5, o.FileStoreSHA1, o.FileStoreSHA256 = o.FileStoreMD5 || m, o.FileStoreSHA1 || s1, o.FileStoreSHA256 || s2
+			}
+		case "tls-store":
+			if out.Enabled {
+				o.TLSStore = TLSStoreOutput{Enabled: true, CertsLogDir: b.str(key+".certs-log-dir", "")}
 			}
 		case "eve-log":
 			e := b.eve(key, out)

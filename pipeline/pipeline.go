@@ -66,6 +66,9 @@ type Outputs struct {
 	// EVESSH writes ssh records (eve-log types ssh), EVEFTP ftp and ftp_data records
 	// (types ftp).
 	EVESSH, EVEFTP bool
+	// TLSStore is the tls-store output (nil: off): the certificate chains tls.store rules
+	// marked are written as PEM files. It does not need EVE.
+	TLSStore *output.CertStore
 }
 
 // Config is everything a run needs.

@@ -18,15 +18,19 @@ import (
 // LOGGER_FILE bit: every file of the tx is logged), and per direction the number of the tx's
 // files already logged (bits 8-15 request files, 16-23 response files).
 const (
-	loggedHTTP     uint32 = 1 << 0
-	loggedFiles    uint32 = 1 << 1
-	loggedSMTP     uint32 = 1 << 2
-	loggedSSH      uint32 = 1 << 5
-	loggedFTP      uint32 = 1 << 6
-	loggedDNS      uint32 = 1 << 7
-	loggedTLS      uint32 = 1 << 3
-	fileCountShift        = 8
-	fileCountMax          = 0xff
+	loggedHTTP  uint32 = 1 << 0
+	loggedFiles uint32 = 1 << 1
+	loggedSMTP  uint32 = 1 << 2
+	loggedSSH   uint32 = 1 << 5
+	loggedFTP   uint32 = 1 << 6
+	loggedDNS   uint32 = 1 << 7
+	loggedTLS   uint32 = 1 << 3
+	// loggedTLSStore and loggedTLSStoreClient are the two tls-store loggers (the server's
+	// chain, the client's: LOGGER_TLS_STORE, LOGGER_TLS_STORE_CLIENT).
+	loggedTLSStore       uint32 = 1 << 4
+	loggedTLSStoreClient uint32 = 1 << 24
+	fileCountShift              = 8
+	fileCountMax                = 0xff
 )
 
 // logTxs writes the transaction records (EVE http, fileinfo, app-layer anomalies) of the
@@ -39,10 +43,16 @@ const (
 // detection's) are logged first, for every packet, as AnomalyJson logs them.
 func (w *worker) logTxs(pc *packetCtx) {
 	app := pc.app
-	if app == nil || w.eve.W == nil || pc.f == nil {
+	if app == nil || pc.f == nil {
 		return
 	}
 	outs := &w.cfg.Outputs
+	if outs.TLSStore != nil {
+		w.logTLSStore(pc)
+	}
+	if w.eve.W == nil {
+		return
+	}
 	if outs.Anomaly.AppLayer && app.Events != 0 {
 		output.AppLayerAnomalies(&w.json, pc.p, pc.f, app, w.eve.Line)
 	}
@@ -147,6 +157,32 @@ func (w *worker) logTxs(pc *packetCtx) {
 			w.eve.Line(w.json.B)
 			td.Logged |= loggedSMTP
 		}
+	}
+}
+
+// logTLSStore runs the two tls-store tx loggers on the flow's TLS state, the server's chain
+// first (LogTlsStoreLogger, then LogTlsStoreLoggerClient, in their registration order): each
+// once per flow, when its condition holds (the side is marked by tls.store and its first
+// certificate decoded), or at the flow's end whatever it says; the packet gating is
+// OutputTxLog's, as logTxs has it.
+func (w *worker) logTLSStore(pc *packetCtx) {
+	ts, ok := pc.app.State.(*tls.State)
+	if !ok || pc.app.Parser == nil || ts.TxCount() == 0 {
+		return
+	}
+	pseudo := pc.p.Pseudo()
+	if !pseudo && !pc.app.Updated[pc.dir] || pc.f.Proto == decode.ProtoTCP && !pc.streamEst {
+		return
+	}
+	td := ts.TxData()
+	store := w.cfg.Outputs.TLSStore
+	if td.Logged&loggedTLSStore == 0 && (pseudo || output.TLSStoreReady(&ts.Server)) {
+		store.Store(&w.certBuf, pc.p, pc.dir, &ts.Server, false)
+		td.Logged |= loggedTLSStore
+	}
+	if td.Logged&loggedTLSStoreClient == 0 && (pseudo || output.TLSStoreReady(&ts.Client)) {
+		store.Store(&w.certBuf, pc.p, pc.dir, &ts.Client, true)
+		td.Logged |= loggedTLSStoreClient
 	}
 }
 
@@ -286,10 +322,16 @@ func (w *worker) logFileList(pc *packetCtx, app *applayer.FlowApp, tx *htp.Tx, d
 // logger_expectation): the http logger for HTTP/1 transactions when http records are
 // written, the file logger when fileinfo records are.
 func (w *worker) txLogged(tx applayer.Tx) bool {
+	outs := &w.cfg.Outputs
+	if _, ok := tx.(*tls.State); ok && outs.TLSStore != nil {
+		const both = loggedTLSStore | loggedTLSStoreClient
+		if tx.TxData().Logged&both != both {
+			return false
+		}
+	}
 	if w.eve.W == nil {
 		return true
 	}
-	outs := &w.cfg.Outputs
 	if _, ok := tx.(*dnsp.Tx); ok {
 		return !outs.EVEDNS || tx.TxData().Logged&loggedDNS != 0
 	}
@@ -319,15 +361,15 @@ func (w *worker) txLogged(tx applayer.Tx) bool {
 // run the tx loggers in every mode. A dropped flow gets no pseudo packet (FlowFinish is not
 // run for it) and so nothing here either.
 func (w *worker) logTxsEnd(f *flow.Flow) {
-	if w.app == nil || w.eve.W == nil || f.Proto != decode.ProtoTCP || f.Action == flow.ActionDrop {
+	outs := &w.cfg.Outputs
+	if w.app == nil || w.eve.W == nil && outs.TLSStore == nil || f.Proto != decode.ProtoTCP || f.Action == flow.ActionDrop {
 		return
 	}
 	app := w.app.l.App(f)
 	if app.State == nil || app.State.TxCount() == 0 {
 		return
 	}
-	outs := &w.cfg.Outputs
-	if !outs.EVEHTTP && !outs.EVEFiles && !outs.EVESMTP && !outs.EVESSH && !outs.EVEFTP && !outs.EVETLS && !outs.Anomaly.AppLayer {
+	if !outs.EVEHTTP && !outs.EVEFiles && !outs.EVESMTP && !outs.EVESSH && !outs.EVEFTP && !outs.EVETLS && !outs.Anomaly.AppLayer && outs.TLSStore == nil {
 		return
 	}
 	p := &w.stream.pseudo

@@ -32,6 +32,8 @@ type worker struct {
 	json    output.JSON
 	eve     output.Buffer
 	fast    output.Buffer
+	// certBuf is the tls-store output's scratch (file names, PEM, meta).
+	certBuf []byte
 	tc      *detect.ThreadCtx // nil without detection
 	alerts  ruleAlerts        // the rule part of alert records, by detect.Rule.LogID
 	// logFlows is what the outputs keep per flow (by flow slot).

@@ -274,3 +274,21 @@ func TestEncryptionHandling(t *testing.T) {
 		t.Errorf("rest: %+v", r)
 	}
 }
+
+// TestMarkCertStore: tls.store's mark goes to the side of the packet's direction and Reset
+// clears it (a pooled state must not store the next flow's chain).
+func TestMarkCertStore(t *testing.T) {
+	s := &State{}
+	s.MarkCertStore(flow.ToServer)
+	if !s.Client.StoreCerts || s.Server.StoreCerts {
+		t.Fatalf("to server: client %v server %v", s.Client.StoreCerts, s.Server.StoreCerts)
+	}
+	s.MarkCertStore(flow.ToClient)
+	if !s.Server.StoreCerts {
+		t.Fatal("to client: server not marked")
+	}
+	s.Reset()
+	if s.Client.StoreCerts || s.Server.StoreCerts {
+		t.Fatal("Reset kept the marks")
+	}
+}

@@ -116,6 +116,10 @@ type Conn struct {
 	// Cert is the first certificate that decoded ("cert0"); HasCert says there is one.
 	Cert    cert.Cert
 	HasCert bool
+	// StoreCerts is cert_log_flag's SSL_TLS_LOG_PEM: a tls.store rule matched on a packet
+	// of this side (State.MarkCertStore), so the tls-store output writes the side's chain;
+	// the output clears it once the files are written.
+	StoreCerts bool
 
 	// record layer state
 	appLeft  int // bytes of an application-data record still to skip
@@ -157,6 +161,7 @@ func (c *Conn) reset() {
 	c.hsEmpty, c.helloSet = true, false
 	c.JA3, c.JA3Hash, c.ja3Done = c.JA3[:0], c.JA3Hash[:0], false
 	c.Certs, c.certBuf, c.certSeen, c.HasCert = c.Certs[:0], c.certBuf[:0], false, false
+	c.StoreCerts = false
 	c.appLeft, c.hs, c.hsType, c.hsLen, c.hsActive = 0, c.hs[:0], 0, 0, false
 	c.alpnBuf = c.alpnBuf[:0]
 }
@@ -211,6 +216,11 @@ func (s *State) Reset() {
 	s.Flags, s.CurrentFlags, s.hbRecordLen, s.freed = 0, 0, 0, false
 	s.encrypted, s.bypass, s.stopped, s.eof = false, false, false, [2]bool{}
 }
+
+// MarkCertStore is the tls.store post-match (DetectTlsStorePostMatch): a rule with it
+// matched on a packet of direction dir, so that side's chain is to be stored (to server:
+// the client's, to client: the server's).
+func (s *State) MarkCertStore(dir applayer.Dir) { s.conn(dir).StoreCerts = true }
 
 func (s *State) conn(dir applayer.Dir) *Conn {
 	if dir == flow.ToClient {

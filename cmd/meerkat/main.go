@@ -259,6 +259,9 @@ func execute(o *options, stdout, stderr io.Writer, prog *progressLine) error {
 	if err != nil {
 		return err
 	}
+	if outs.TLSStore != nil {
+		outs.TLSStore.Warn = func(msg string) { warn(stderr, msg) }
+	}
 	pc := pipelineConfig(st, runmode, o, outs, stderr)
 	pc.RulesLoaded, pc.RulesFailed, pc.RulesSkipped = uint64(rs.stats.Loaded), uint64(rs.stats.Failed), uint64(rs.stats.Skipped)
 	pc.IPS = o.simulateIPS || fw != nil
@@ -626,6 +629,14 @@ func openOutputs(st *config.Settings, logDir string) (pipeline.Outputs, func() e
 		if an := eve.Anomaly; an.Enabled {
 			outs.Anomaly = output.AnomalyOptions{Decode: an.Decode, Stream: an.Stream, AppLayer: an.AppLayer, PacketHeader: an.PacketHeader}
 		}
+	}
+	if ts := st.Outputs.TLSStore; ts.Enabled {
+		cs, err := output.NewCertStore(output.CertStoreDir(logDir, ts.CertsLogDir))
+		if err != nil {
+			closeAll()
+			return outs, nil, &startupError{err}
+		}
+		outs.TLSStore = cs
 	}
 	fast := &st.Outputs.Fast
 	if fast.Present && fast.Enabled {

@@ -73,8 +73,11 @@ func notSupported(name string) error {
 // track tx are refused by Compile even though xbits is supported.
 func Supports(keyword string) bool {
 	_, ok := compilers[keyword]
-	return ok
+	return ok || postOnly[keyword]
 }
+
+// postOnly are the keywords that have only a post-match form (CompilePost).
+var postOnly = map[string]bool{"tls_store": true}
 
 // Names numbers flowbit / flowint / xbit names for one engine (shared by all rules of it).
 // Numbers start at 1; flowbit 0 is the unnamed bit set/unset/toggle of an OR list act on.

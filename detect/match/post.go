@@ -3,11 +3,12 @@ package match
 import (
 	"fmt"
 
+	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/rules"
 )
 
 // Post is the compiled PostMatches of one rule (flowbits set/unset/toggle, flowint
-// arithmetic, xbits and hostbits set/unset/toggle), applied right after the rule fully
+// arithmetic, xbits and hostbits set/unset/toggle, tls.store), applied right after the rule fully
 // matched so rules later in the same packet see the change.
 type Post struct {
 	actions []action
@@ -65,6 +66,8 @@ func CompilePost(r *rules.Rule, names *Names) (*Post, error) {
 				return nil, err
 			}
 			p.actions = append(p.actions, xbitAction{c})
+		case "tls_store":
+			p.actions = append(p.actions, tlsStoreAction{})
 		default:
 			return nil, notSupported(o.Name)
 		}
@@ -120,3 +123,23 @@ func (a flowintAction) apply(in *Input) { a.op.eval(in) }
 type xbitAction struct{ op *xbitOp }
 
 func (a xbitAction) apply(in *Input) { a.op.eval(in) }
+
+// CertStorer is implemented by an app-layer state whose certificates the tls-store output
+// can write (the TLS state): MarkCertStore marks the side that sent packets of direction
+// dir.
+type CertStorer interface {
+	MarkCertStore(dir flow.Direction)
+}
+
+// tlsStoreAction is tls.store (DetectTlsStorePostMatch): the flow's app-layer state (not
+// the tx: TLS has one per flow) gets the packet's side marked for the tls-store output.
+type tlsStoreAction struct{}
+
+func (tlsStoreAction) apply(in *Input) {
+	if in.F == nil || in.App == nil {
+		return
+	}
+	if s, ok := in.App.State.(CertStorer); ok {
+		s.MarkCertStore(in.Dir)
+	}
+}
