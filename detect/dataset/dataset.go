@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net/netip"
 	"os"
 	"strconv"
@@ -237,7 +238,7 @@ const maxLine = 1 << 20
 // forms is an error. Strings are base64 encoded, md5/sha256 are hex, addresses are text.
 // A value that does not decode is skipped for hashes and an error for the other types (a
 // fatal init error in Suricata), as is a reputation that is not a uint16.
-func (s *Set) load(f *os.File) error {
+func (s *Set) load(f io.Reader) error {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
 	noRep, withRep := false, false
