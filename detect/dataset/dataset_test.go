@@ -159,3 +159,17 @@ func TestLookupNoAlloc(t *testing.T) {
 		t.Fatalf("allocs = %v", n)
 	}
 }
+
+// BenchmarkLookup: one datarep/isset lookup of a DNS name in a 10000-entry set.
+func BenchmarkLookup(b *testing.B) {
+	s, _ := NewRegistry().Get("b", String, "", 0)
+	for i := 0; i < 10000; i++ {
+		s.Add([]byte("host"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+string(rune(i))), 1)
+	}
+	s.Add([]byte("client-cf.dropbox.com"), 255)
+	key := []byte("client-cf.dropbox.com")
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Lookup(key)
+	}
+}
