@@ -345,19 +345,9 @@ func setupASN1(p *ruleParser, o *Option, arg string) error {
 	return nil
 }
 
-// setupDataset validates dataset/datarep: "cmd,name[,options]".
+// setupDataset parses dataset (DetectDatasetSetup) and datarep (DetectDatarepSetup) into a
+// *Dataset; both need a sticky buffer.
 func setupDataset(p *ruleParser, o *Option, arg string) error {
-	parts := splitArgs(arg)
-	if len(parts) < 2 || parts[1] == "" {
-		return errf("invalid %s argument \"%s\"", o.Name, arg)
-	}
-	if o.Name == "dataset" {
-		switch parts[0] {
-		case "set", "unset", "isset", "isnotset":
-		default:
-			return errf("invalid dataset command \"%s\"", parts[0])
-		}
-	}
 	list, err := p.activeList()
 	if err != nil {
 		return err
@@ -365,6 +355,16 @@ func setupDataset(p *ruleParser, o *Option, arg string) error {
 	if list == "" {
 		return errf("%s needs a sticky buffer", o.Name)
 	}
+	var d *Dataset
+	if o.Name == "dataset" {
+		d, err = parseDataset(arg)
+	} else {
+		d, err = parseDatarep(arg)
+	}
+	if err != nil {
+		return err
+	}
+	o.Arg = d
 	p.appendTo(list, p.listName, o)
 	return nil
 }

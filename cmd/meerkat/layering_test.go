@@ -20,7 +20,7 @@ var stages = map[string]int{
 	"applayer/tls": 4, "applayer/tls/cert": 4, "applayer/tls/ja": 4, "applayer/tls/ja/tlspcap": 4, "detect/transform": 5, "detect/txtest": 5, "detect/txhttp": 5,
 	// stage 4: applayer and applayer/<proto> (to come).
 	"detect/pcre": 5, "prefilter/candidates": 5, "prefilter/hs": 5, "prefilter/broad": 5, "prefilter/header": 5,
-	"detect": 5, "detect/match": 5, "detect/payload": 5, "detect/threshold": 5, "firewall": 5,
+	"detect": 5, "detect/dataset": 5, "detect/match": 5, "detect/payload": 5, "detect/threshold": 5, "firewall": 5,
 	"reject":      6,
 	"output":      7,
 	"pipeline":    8,

@@ -28,7 +28,9 @@ import (
 	"github.com/meerkat-ids/meerkat/config"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/defrag"
+	"github.com/meerkat-ids/meerkat/detect/dataset"
 	"github.com/meerkat-ids/meerkat/detect/match"
+	"github.com/meerkat-ids/meerkat/detect/payload"
 	"github.com/meerkat-ids/meerkat/firewall"
 	"github.com/meerkat-ids/meerkat/flow"
 	"github.com/meerkat-ids/meerkat/output"
@@ -166,6 +168,12 @@ func execute(o *options, stdout, stderr io.Writer, prog *progressLine) error {
 	}
 	for _, w := range st.Warnings {
 		warn(stderr, w)
+	}
+	// Datasets (DatasetsInit) exist before the rules that name them are compiled.
+	payload.DefaultRulePath = st.DefaultRulePath
+	dataDir, _ := cfg.String("default-data-dir")
+	if err := dataset.Default.Configure(cfg.Root(), dataDir); err != nil {
+		return &startupError{err}
 	}
 	if o.disableDetection && (len(o.exclusiveRules) > 0 || len(o.extraRules) > 0 || o.firewallExclusive != "") {
 		return fail("can't use -s/-S or --firewall-rules-exclusive when detection is disabled")

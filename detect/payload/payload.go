@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/meerkat-ids/meerkat/detect/dataset"
 	"github.com/meerkat-ids/meerkat/detect/pcre"
 	"github.com/meerkat-ids/meerkat/rules"
 )
@@ -21,7 +22,7 @@ var RecursionLimit = 3000
 var supported = map[string]bool{
 	"content": true, "isdataat": true, "byte_test": true, "byte_jump": true,
 	"byte_extract": true, "byte_math": true, "pcre": true, "bsize": true, "urilen": true,
-	"base64_decode": true, "base64_data": true,
+	"base64_decode": true, "base64_data": true, "dataset": true, "datarep": true,
 }
 
 // Supports reports whether the engine can evaluate keyword (canonical name) inside a buffer.
@@ -65,6 +66,7 @@ const (
 	kBsize
 	kUrilen
 	kBase64Decode
+	kDataset // dataset and datarep (dataset.go)
 )
 
 // noVar marks a numeric (not variable) operand.
@@ -136,6 +138,11 @@ type op struct {
 	b64Bytes  uint32
 	b64Offset uint32
 	b64       *Program
+
+	// dataset/datarep (dataset.go): the set, the command and datarep's operand.
+	set   *dataset.Set
+	dsCmd byte
+	rep   uint16
 }
 
 // Program is the compiled payload keywords of one buffer of one rule.
@@ -186,7 +193,7 @@ func Compile(b *rules.Buffer) (*Program, error) { return CompileRule(nil, b) }
 // base64_data list (r may be nil: no list). The list shares b's byte_extract/byte_math
 // variables, as Suricata's signature-wide variable slots do.
 func CompileRule(r *rules.Rule, b *rules.Buffer) (*Program, error) {
-	c := &compiler{vars: map[string]int{}}
+	c := &compiler{vars: map[string]int{}, rule: r}
 	if r != nil {
 		if l := r.Buffer("base64_data"); l != nil && len(l.Matches) > 0 {
 			c.b64List = l
@@ -210,6 +217,7 @@ type compiler struct {
 	vars    map[string]int
 	b64List *rules.Buffer
 	b64     *Program
+	rule    *rules.Rule // nil from Compile
 }
 
 // base64Data returns the compiled base64_data list, nil when the rule has none.
@@ -302,6 +310,8 @@ func (c *compiler) list(b *rules.Buffer, p *Program) error {
 			err = compilePCREOp(&o, a, b.Name)
 			relNextOnPrev, withinOnPrev = a.Relative, a.Relative
 			p.HasPCRE = true
+		case *rules.Dataset:
+			err = compileDataset(&o, c.rule, a)
 		case rules.IntMatch:
 			o.im = a
 			if m.Name == "bsize" {
@@ -541,6 +551,12 @@ func (p *Program) inspect(i int, buf []byte, st *State) int {
 		return p.pcre(i, o, buf, st)
 	case kBase64Decode:
 		return o.base64Decode(buf, st)
+	case kDataset:
+		// DETECT_DATASET/DETECT_DATAREP: no match discontinues the inspection.
+		if !o.datasetMatch(buf) {
+			return -1
+		}
+		return p.next(i, buf, st)
 	case kBsize:
 		if !o.im.Match(uint64(blen)) {
 			return -1
