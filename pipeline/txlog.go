@@ -93,6 +93,12 @@ func (w *worker) logTxs(pc *packetCtx) {
 			continue
 		}
 		if fd, ok := tx.(*ftp.DataState); ok {
+			// OutputTxLogFiles: the file once closed, or as truncated at the flow's end.
+			if outs.EVEFiles && td.Logged&loggedFiles == 0 && fd.File != ftp.FileNone && (fd.File == ftp.FileClosed || eof) {
+				output.FTPDataFileInfoRecord(&w.json, pc.p, pc.f, pc.dir, fd, fd.File)
+				w.eve.Line(w.json.B)
+				td.Logged |= loggedFiles
+			}
 			if outs.EVEFTP && td.Logged&loggedFTP == 0 &&
 				(eof || td.Progress[flow.ToServer] >= comp[flow.ToServer] && td.Progress[flow.ToClient] >= comp[flow.ToClient]) {
 				output.FTPDataRecord(&w.json, pc.p, pc.f, pc.dir, fd)
