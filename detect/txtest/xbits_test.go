@@ -1,6 +1,7 @@
 package txtest_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -83,5 +84,24 @@ func TestTxXbitsLoadErrors(t *testing.T) {
 	// A set without a hook loads (it is a post-match; Suricata only checks the isset).
 	if _, err := rules.Parse(`alert http any any -> any any (xbits:set,a,track tx; sid:1;)`); err != nil {
 		t.Errorf("set without hook: %v", err)
+	}
+}
+
+// TestTxXbitsOrder: tx bits do not make a rule a hostbits writer or reader in the rule
+// order (SCSigGetXbitsType counts VAR_TYPE_HOST_BIT and VAR_TYPE_IPPAIR_BIT bits only), so
+// these rules stay in sid order; a hostbits setter still goes first.
+func TestTxXbitsOrder(t *testing.T) {
+	e := build(t, detect.Config{},
+		`alert http1:request_line any any -> any any (xbits:isset,a,track tx; sid:6;)`,
+		`alert http1:request_line any any -> any any (xbits:set,a,track tx; sid:5;)`,
+		`alert http1:request_line any any -> any any (sid:1;)`,
+		`alert http1:request_line any any -> any any (hostbits:set,h; sid:9;)`,
+	)
+	var got []uint32
+	for _, r := range e.Rules() {
+		got = append(got, r.Src.SID)
+	}
+	if want := []uint32{9, 1, 5, 6}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("order %v, want %v", got, want)
 	}
 }
