@@ -66,6 +66,40 @@ type TxData struct {
 	// GuessLogged counts the alerts of packet rules that were given this tx as a guess
 	// (detect.guess-applayer-tx, limited by detect.stream-tx-log-limit).
 	GuessLogged uint8
+	// Bits are detection's transaction-scoped xbits (xbits with track tx; the txbits list
+	// of Suricata's AppLayerTxData), reset with the tx.
+	Bits TxBits
+}
+
+// MaxTxBits is the number of distinct tx xbits names a TxBits holds (names are numbered
+// from 1 by detection).
+const MaxTxBits = 128
+
+// TxBits is a fixed set of tx-scoped xbits, bit i-1 for name number i (1..MaxTxBits).
+// Suricata keeps a linked list per tx (tx-bit.c); a fixed set bounds it.
+type TxBits [MaxTxBits / 64]uint64
+
+// Set sets bit id and reports whether it was newly set (TxBitSet); ids outside
+// 1..MaxTxBits are ignored.
+func (b *TxBits) Set(id uint32) bool {
+	if id == 0 || id > MaxTxBits {
+		return false
+	}
+	i := id - 1
+	if b[i/64]&(1<<(i%64)) != 0 {
+		return false
+	}
+	b[i/64] |= 1 << (i % 64)
+	return true
+}
+
+// Has reports whether bit id is set (TxBitIsset).
+func (b *TxBits) Has(id uint32) bool {
+	if id == 0 || id > MaxTxBits {
+		return false
+	}
+	i := id - 1
+	return b[i/64]&(1<<(i%64)) != 0
 }
 
 // Reset clears d for a transaction with the given id.

@@ -72,7 +72,7 @@ func (e *Engine) compile(r *rules.Rule) ([]*Rule, error) {
 	if c.frames, err = compileFrames(r); err != nil {
 		return nil, err
 	}
-	if c.tx, err = compileTx(r); err != nil {
+	if c.tx, err = compileTx(r, e.names); err != nil {
 		return nil, err
 	}
 	if c.tx != nil {

@@ -686,7 +686,9 @@ func (e *Engine) inspectTxFW(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir 
 		partial := !res && (keep || flags != nil) && fl&stCant == 0 && prog < end
 		switch {
 		case res:
+			tc.in.Tx = td // xbits track tx set: the matched transaction (det_ctx->tx_id)
 			r.post.Apply(&tc.in)
+			tc.in.Tx = nil
 			if !r.fw {
 				// app:td: queued for the alert walk after the app:filter matches (past the
 				// bound, straight into the queue, ahead of them).

@@ -73,8 +73,8 @@ func flowintClass(r *rules.Rule) int {
 func xbitsClass(r *rules.Rule, pair bool) int {
 	var set, read bool
 	for _, xb := range r.Xbits {
-		if (xb.Track == "ip_pair") != pair {
-			continue
+		if xb.Track == "tx" || (xb.Track == "ip_pair") != pair {
+			continue // tx bits are neither (SCSigGetXbitsType counts host and ippair bits)
 		}
 		switch xb.Cmd {
 		case "set", "unset", "toggle":

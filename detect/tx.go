@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/meerkat-ids/meerkat/applayer"
+	"github.com/meerkat-ids/meerkat/detect/match"
 	"github.com/meerkat-ids/meerkat/detect/payload"
 	"github.com/meerkat-ids/meerkat/detect/transform"
 	"github.com/meerkat-ids/meerkat/flow"
@@ -225,7 +226,7 @@ func txEvents(b *rules.Buffer, p applayer.Proto) ([]uint8, error) {
 
 // compileTx builds the transaction part of rule r, nil for a rule without app-layer
 // buffers. A buffer no protocol of the rule has is an error (missing refuses those first).
-func compileTx(r *rules.Rule) (*txRule, error) {
+func compileTx(r *rules.Rule, names *match.Names) (*txRule, error) {
 	var bufs []*rules.Buffer
 	for _, b := range r.Buffers {
 		if isTxBuffer(b.Name) && len(b.Matches) > 0 {
@@ -376,6 +377,14 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 				return nil, fmt.Errorf("engine progress value %d doesn't match hook %d", ab.Progress[hook.dir], hook.progress)
 			}
 		}
+		if ok && isHook {
+			kes, err := txXbitEngines(r, hook, p, names)
+			if err != nil {
+				return nil, err
+			}
+			engines = append(engines, kes...)
+			matchEngines += len(kes)
+		}
 		if ok && isHook && matchEngines == 0 {
 			// A hook without buffers gets a stub engine at the hook (a straight match).
 			engines = append(engines, txEngine{kind: engHook, list: -1, dir: hook.dir, progress: hook.progress})
@@ -422,6 +431,30 @@ func compileTx(r *rules.Rule) (*txRule, error) {
 	}
 	t.hasMPM = fpBuf != nil
 	return t, nil
+}
+
+// txXbitEngines are the engines of r's xbits isset checks with track tx: DetectXbitSetup
+// appends each to the list of the rule's hook, so it is inspected at the hook's progress in
+// the hook's direction, matching while the transaction has the bit (DetectXbitTxMatch,
+// TxBitIsset).
+func txXbitEngines(r *rules.Rule, hook appHook, p applayer.Proto, names *match.Names) ([]txEngine, error) {
+	var out []txEngine
+	for _, o := range r.Matches {
+		if !match.IsTxXbit(o) {
+			continue
+		}
+		id, err := names.TxbitID(o.Arg.(*rules.Xbit).Name)
+		if err != nil {
+			return nil, err
+		}
+		var complete uint8
+		if parser := applayer.ParserOf(p); parser != nil {
+			complete = parser.Complete[hook.dir]
+		}
+		out = append(out, txEngine{kind: engKeyword, list: -1, dir: hook.dir, progress: hook.progress, complete: complete,
+			kw: func(tx applayer.Tx, _ applayer.Dir, _ *applayer.GetCtx) bool { return tx.TxData().Bits.Has(id) }})
+	}
+	return out, nil
 }
 
 // legacyContent returns b with its uricontent options as the contents they are

@@ -314,7 +314,9 @@ func (e *Engine) inspectTx(tc *ThreadCtx, p *decode.Packet, f *flow.Flow, dir fl
 			tt.keep(r, iid, dir, fl)
 		}
 		if res {
+			tc.in.Tx = td // xbits track tx set: the matched transaction (det_ctx->tx_id)
 			r.post.Apply(&tc.in)
+			tc.in.Tx = nil
 			e.addMatch(tc, r, p, f, td.ID, alert.FlagStateMatch|alert.FlagTx)
 		}
 	}

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"github.com/meerkat-ids/meerkat/applayer"
 	"github.com/meerkat-ids/meerkat/applayer/ftp"
 	"github.com/meerkat-ids/meerkat/decode"
 	"github.com/meerkat-ids/meerkat/flow"
@@ -114,4 +115,30 @@ func FTPDataObject(j *JSON, d *ftp.DataState) {
 		j.String("command", ftp.CommandName(d.Command))
 	}
 	j.Close('}')
+}
+
+// FTPDataFileInfoRecord writes the EVE fileinfo record of ftp-data flow d's file
+// (JsonBuildFileInfoRecord for ALPROTO_FTPDATA): the header in the file's direction, the
+// ftp_data object (the protocol's simple logger, EveFTPDataAddMetadata), app_proto and the
+// fileinfo object with state st (CLOSED, or TRUNCATED for a file still open at the flow's
+// end); the file is tx 0, never has gaps (ftp-data stops at a gap) and is not stored.
+func FTPDataFileInfoRecord(j *JSON, p *decode.Packet, f *flow.Flow, pktDir flow.Direction, d *ftp.DataState, st ftp.FileState) {
+	j.Reset()
+	j.Begin()
+	flowHeader(j, p, f, pktDir, d.Dir, "fileinfo", nil, nil)
+	FTPDataObject(j, d)
+	j.String("app_proto", applayer.ProtoFTPData.String())
+	j.Object("fileinfo")
+	setBytes(j, "filename", d.FileName)
+	j.Bool("gaps", false)
+	if st == ftp.FileClosed {
+		j.String("state", "CLOSED")
+	} else {
+		j.String("state", "TRUNCATED")
+	}
+	j.Bool("stored", false)
+	j.Uint("size", d.FileSize)
+	j.Uint("tx_id", d.TxData().ID)
+	j.Close('}')
+	j.End()
 }

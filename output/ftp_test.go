@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/meerkat-ids/meerkat/applayer"
 	"github.com/meerkat-ids/meerkat/applayer/ftp"
 	"github.com/meerkat-ids/meerkat/flow"
 )
@@ -38,5 +39,36 @@ func TestFTPRecord(t *testing.T) {
 		`"dynamic_port":10000,"mode":"passive","reply_received":"yes","reply_truncated":false}}`
 	if !bytes.HasSuffix(j.B, []byte(want)) {
 		t.Errorf("got %s\nwant suffix %s", j.B, want)
+	}
+}
+
+// TestFTPDataFileInfoRecord: the fileinfo record of an ftp-data RETR (JsonBuildFileInfoRecord
+// with the ftp-data simple logger's ftp_data object; the file of
+// ruletype-firewall-111-ftp-download-active: index.html, 39 bytes, closed at EOF), and a
+// file still open at the flow's end logged as TRUNCATED.
+func TestFTPDataFileInfoRecord(t *testing.T) {
+	pool := ftp.DataParser.NewPool(nil)
+	cmd := &ftp.TransferCmd{Cmd: ftp.CmdRETR, Dir: flow.ToClient, FileName: []byte("index.html")}
+	p, f := httpPacket(flow.ToClient)
+	d := pool.Get(applayer.FlowInfo{F: f, Expected: cmd}).(*ftp.DataState)
+	d.Parse(flow.ToClient, bytes.Repeat([]byte("x"), 30), 0)
+	d.Parse(flow.ToClient, bytes.Repeat([]byte("y"), 9), applayer.EOF)
+	var j JSON
+	FTPDataFileInfoRecord(&j, p, f, flow.ToClient, d, d.File)
+	if !json.Valid(j.B) {
+		t.Fatalf("invalid JSON %s", j.B)
+	}
+	want := `"event_type":"fileinfo",`
+	if !bytes.Contains(j.B, []byte(want)) {
+		t.Errorf("header: %s", j.B)
+	}
+	want = `"ftp_data":{"filename":"index.html","command":"RETR"},"app_proto":"ftp-data",` +
+		`"fileinfo":{"filename":"index.html","gaps":false,"state":"CLOSED","stored":false,"size":39,"tx_id":0}}`
+	if !bytes.HasSuffix(j.B, []byte(want)) {
+		t.Errorf("got %s\nwant suffix %s", j.B, want)
+	}
+	FTPDataFileInfoRecord(&j, p, f, flow.ToClient, d, ftp.FileOpen)
+	if !bytes.Contains(j.B, []byte(`"state":"TRUNCATED"`)) {
+		t.Errorf("open file at the end: %s", j.B)
 	}
 }

@@ -103,6 +103,15 @@ func (w *worker) logTxs(pc *packetCtx) {
 			continue
 		}
 		if fd, ok := tx.(*ftp.DataState); ok {
+			// OutputTxLogFiles: the file (in its direction's container, FTPDataGetTxFiles)
+			// once closed, on a packet of its direction, or at the flow's end (an open one as
+			// truncated).
+			if outs.EVEFiles && td.Logged&loggedFiles == 0 && fd.File != ftp.FileNone &&
+				(eof || fd.File == ftp.FileClosed && pc.dir == fd.Dir) {
+				output.FTPDataFileInfoRecord(&w.json, pc.p, pc.f, pc.dir, fd, fd.File)
+				w.eve.Line(w.json.B)
+				td.Logged |= loggedFiles
+			}
 			if outs.EVEFTP && td.Logged&loggedFTP == 0 &&
 				(eof || td.Progress[flow.ToServer] >= comp[flow.ToServer] && td.Progress[flow.ToClient] >= comp[flow.ToClient]) {
 				output.FTPDataRecord(&w.json, pc.p, pc.f, pc.dir, fd)

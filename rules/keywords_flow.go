@@ -397,6 +397,10 @@ func setupXbits(p *ruleParser, o *Option, arg string) error {
 	if x.Track == "tx" && x.Cmd != "isset" && x.Cmd != "set" {
 		return errf("tx xbits only support set and isset")
 	}
+	if x.Track == "tx" && x.Cmd == "isset" && !p.r.Header.Protocol.AppHook {
+		// DetectXbitSetup: the check goes on the hook's list.
+		return errf("tx xbits require an explicit rule hook")
+	}
 	o.Arg = x
 	o.Value = strings.Join(order, ",")
 	p.r.Xbits = append(p.r.Xbits, x)

@@ -68,8 +68,25 @@ type DataState struct {
 	FileName []byte
 	Dir      applayer.Dir
 	Finished bool
+	// File is the state of the transferred file (FileOpenFileWithId with track id 0 when
+	// the command named a file: one file per ftp-data flow), FileSize its bytes so far.
+	File     FileState
+	FileSize uint64
 	pool     *DataPool
 }
+
+// FileState is the state of an ftp-data flow's file.
+type FileState uint8
+
+// The states of an ftp-data file.
+const (
+	// FileNone: no file (the command named none, or no data came yet).
+	FileNone FileState = iota
+	// FileOpen: data is being transferred.
+	FileOpen
+	// FileClosed: the data direction ended (FileCloseFile at EOF).
+	FileClosed
+)
 
 var (
 	errNoExpectation = errors.New("ftp-data: no transfer command")
@@ -123,8 +140,8 @@ func (d *DataState) progress() {
 
 // Parse is FTPDataParse: the first data of the announced direction takes the transfer
 // command (the control flow becomes the parent); data of the other direction is ignored;
-// EOF of the data direction finishes the tx. The transferred bytes are not kept (no file
-// tracking yet).
+// EOF of the data direction finishes the tx. A named file is tracked by its size and
+// state only: its bytes are not kept (no file.data, no hashes).
 func (d *DataState) Parse(dir applayer.Dir, data []byte, flags applayer.Flags) applayer.Result {
 	d.td.Updated[dir] = true
 	if !d.init && len(data) > 0 {
@@ -141,11 +158,20 @@ func (d *DataState) Parse(dir applayer.Dir, data []byte, flags applayer.Flags) a
 		}
 		d.Command, d.Dir, d.init = cmd.Cmd, cmd.Dir, true
 		d.expected = nil
+		if len(d.FileName) > 0 {
+			d.File, d.FileSize = FileOpen, 0 // FileOpenFileWithId with the first data
+		}
 	} else if !d.init || dir != d.Dir || d.Finished {
 		return applayer.Result{Consumed: len(data)}
 	}
+	if d.File == FileOpen {
+		d.FileSize += uint64(len(data)) // FileAppendData (no file data is kept)
+	}
 	if flags&applayer.EOF != 0 {
 		d.Finished = true
+		if d.File == FileOpen {
+			d.File = FileClosed // FileCloseFile
+		}
 	}
 	d.progress()
 	return applayer.Result{Consumed: len(data)}

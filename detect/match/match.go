@@ -36,11 +36,16 @@
 //   - xbits/hostbits: hostbits and xbits track ip_src/ip_dst share one namespace (host
 //     bits); ip_pair bits are keyed by the unordered address pair. Default expiry is 30 s
 //     for xbits and 300 s for hostbits; a bit is set while expire >= packet time.
-//     xbits track tx is not supported yet.
+//   - xbits track tx (only set and isset, as DetectXbitParse allows): the bit lives in the
+//     transaction's applayer.TxData.Bits. isset is not a packet match: detection makes it
+//     an inspect engine at the rule's hook (DetectXbitSetup puts it on the hook's list), so
+//     Compile skips it; set is a post-match on the transaction the rule matched on
+//     (Input.Tx; DetectXbitPostMatchTx does nothing without det_ctx->tx_id_set).
 package match
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/meerkat-ids/meerkat/applayer"
@@ -62,6 +67,9 @@ type Input struct {
 	// App is the flow's app layer on this packet (app-layer-protocol, packet-level
 	// app-layer-event); nil for a packet without one.
 	App *applayer.FlowApp
+	// Tx is the transaction a tx rule matched on while its post-match runs (xbits track
+	// tx set), nil otherwise.
+	Tx *applayer.TxData
 }
 
 // notSupported is the error for a keyword this package cannot evaluate.
@@ -69,8 +77,7 @@ func notSupported(name string) error {
 	return errors.New("keyword " + name + " is not supported yet")
 }
 
-// Supports reports whether keyword (canonical name) can be evaluated here. xbits with
-// track tx are refused by Compile even though xbits is supported.
+// Supports reports whether keyword (canonical name) can be evaluated here.
 func Supports(keyword string) bool {
 	_, ok := compilers[keyword]
 	return ok || postOnly[keyword]
@@ -87,6 +94,7 @@ type Names struct {
 	flowints map[string]uint32
 	hostbits map[string]uint32
 	pairbits map[string]uint32
+	txbits   map[string]uint32
 }
 
 // NewNames returns an empty name table.
@@ -96,6 +104,7 @@ func NewNames() *Names {
 		flowints: map[string]uint32{},
 		hostbits: map[string]uint32{},
 		pairbits: map[string]uint32{},
+		txbits:   map[string]uint32{},
 	}
 }
 
@@ -121,6 +130,26 @@ func (n *Names) Hostbit(name string) uint32 { return n.id(n.hostbits, name) }
 
 // IPPairbit returns the number of ip pair bit name (xbits track ip_pair).
 func (n *Names) IPPairbit(name string) uint32 { return n.id(n.pairbits, name) }
+
+// Txbit returns the number of tx bit name (xbits track tx), from 1; a number above
+// applayer.MaxTxBits does not fit a transaction's bit set (TxbitID refuses it).
+func (n *Names) Txbit(name string) uint32 { return n.id(n.txbits, name) }
+
+// TxbitID returns the number of tx bit name, or an error when the engine has more distinct
+// tx bit names than a transaction holds (applayer.MaxTxBits).
+func (n *Names) TxbitID(name string) (uint32, error) {
+	id := n.Txbit(name)
+	if id > applayer.MaxTxBits {
+		return 0, fmt.Errorf("xbits track tx: more than %d distinct names", applayer.MaxTxBits)
+	}
+	return id, nil
+}
+
+// IsTxXbit reports whether o is an xbits keyword with track tx.
+func IsTxXbit(o *rules.Option) bool {
+	x, ok := o.Arg.(*rules.Xbit)
+	return ok && x != nil && x.Track == "tx"
+}
 
 // FlowbitNames returns the number of distinct flowbit names (for sizing, stats).
 func (n *Names) FlowbitNames() int {
@@ -151,6 +180,9 @@ func Compile(r *rules.Rule, names *Names) (*Matcher, error) {
 	m := &Matcher{}
 	flowSeen := false
 	for _, o := range r.Matches {
+		if IsTxXbit(o) {
+			continue // an inspect engine at the rule's hook (detect compiles it)
+		}
 		c, err := compileMatch(o, names)
 		if err != nil {
 			return nil, err

@@ -61,6 +61,17 @@ func CompilePost(r *rules.Rule, names *Names) (*Post, error) {
 			if !ok || x == nil || x.IsCheck() {
 				return nil, bad()
 			}
+			if x.Track == "tx" {
+				if x.Cmd != "set" {
+					return nil, bad() // DetectXbitParse: tx xbits only support set and isset
+				}
+				id, err := names.TxbitID(x.Name)
+				if err != nil {
+					return nil, err
+				}
+				p.actions = append(p.actions, txbitAction{id})
+				continue
+			}
 			c, err := compileXbit(o.Name, x, names)
 			if err != nil {
 				return nil, err
@@ -141,5 +152,15 @@ func (tlsStoreAction) apply(in *Input) {
 	}
 	if s, ok := in.App.State.(CertStorer); ok {
 		s.MarkCertStore(in.Dir)
+	}
+}
+
+// txbitAction is xbits set with track tx: the bit is set on the transaction the rule
+// matched on (DetectXbitPostMatchTx, TxBitSet); without one nothing happens.
+type txbitAction struct{ id uint32 }
+
+func (a txbitAction) apply(in *Input) {
+	if in.Tx != nil && in.F != nil {
+		in.Tx.Bits.Set(a.id)
 	}
 }

@@ -161,7 +161,7 @@ func compileXbit(kw string, x *rules.Xbit, names *Names) (*xbitOp, error) {
 		c.track = trackDst
 	case "ip_pair":
 		c.track = trackPair
-	default: // tx: needs app-layer transactions
+	default: // tx: an inspect engine or txbitAction, never a packet check (Compile, CompilePost)
 		return nil, notSupported(kw)
 	}
 	switch x.Cmd {

@@ -14,7 +14,7 @@ import (
 )
 
 // fuzzRules cover every engine kind: single and multi buffers, both directions, =>,
-// transforms, events, urilen, a packet rule with an app protocol.
+// transforms, events, urilen, a packet rule with an app protocol, tx xbits set and isset.
 var fuzzRules = []string{
 	`alert http any any -> any any (http.method; content:"GET"; http.header; content:"A"; sid:1;)`,
 	`alert http any any -> any any (http.uri; to_lowercase; content:"/x"; sid:2;)`,
@@ -25,6 +25,8 @@ var fuzzRules = []string{
 	`alert http any any -> any any (file.data; from_base64; content:"hi"; sid:7;)`,
 	`alert http any any -> any any (content:"G"; sid:8;)`,
 	`alert http any any -> any any (content:"c"; fast_pattern; http.method; content:"G"; sid:9;)`,
+	`alert http1:request_line any any -> any any (http.method; content:"G"; xbits:set,fz,track tx; sid:10;)`,
+	`alert http1:response_line any any -> any any (xbits:isset,fz,track tx; sid:11;)`,
 }
 
 // FuzzTxInspect feeds hostile traffic to the stand-in parser and tx detection: op bytes pick
