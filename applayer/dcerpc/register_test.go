@@ -37,3 +37,12 @@ func TestProbe(t *testing.T) {
 		t.Fatalf("patterns %+v", p)
 	}
 }
+
+// FuzzProbe: the prober never panics, and accepts only a whole header with version 5.0.
+func FuzzProbe(f *testing.F) {
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if ok, _ := Probe(b); ok && (len(b) < headerLen || b[0] != 5 || b[1] != 0) {
+			t.Fatalf("accepted %x", b)
+		}
+	})
+}
