@@ -81,10 +81,10 @@ func (w *worker) logTxs(pc *packetCtx) {
 	for i, n := 0, st.TxCount(); i < n; i++ {
 		tx := st.TxAt(i)
 		td := tx.TxData()
+		// done: both sides complete, or the flow's end (the tx loggers' common condition).
+		done := eof || td.Progress[flow.ToServer] >= comp[flow.ToServer] && td.Progress[flow.ToClient] >= comp[flow.ToClient]
 		if dt, isDNS := tx.(*dnsp.Tx); isDNS {
-			if anomalies && !td.Events.Empty() {
-				output.TxAnomalies(&w.json, pc.p, pc.f, app, tx, &td.EventsLogged, w.eve.Line)
-			}
+			w.logTxAnomalies(pc, tx, anomalies)
 			// JsonDnsLogger: a tx is complete when made, and logged on the packet that
 			// carried it (or the first logging packet after).
 			if outs.EVEDNS && td.Logged&loggedDNS == 0 {
@@ -96,9 +96,7 @@ func (w *worker) logTxs(pc *packetCtx) {
 			continue
 		}
 		if st, ok := tx.(*ssh.Tx); ok {
-			if anomalies && !td.Events.Empty() {
-				output.TxAnomalies(&w.json, pc.p, pc.f, app, tx, &td.EventsLogged, w.eve.Line)
-			}
+			w.logTxAnomalies(pc, tx, anomalies)
 			w.logSSH(pc, app, st, eof)
 			continue
 		}
@@ -113,7 +111,7 @@ func (w *worker) logTxs(pc *packetCtx) {
 				td.Logged |= loggedFiles
 			}
 			if outs.EVEFTP && td.Logged&loggedFTP == 0 &&
-				(eof || td.Progress[flow.ToServer] >= comp[flow.ToServer] && td.Progress[flow.ToClient] >= comp[flow.ToClient]) {
+				done {
 				output.FTPDataRecord(&w.json, pc.p, pc.f, pc.dir, fd)
 				w.eve.Line(w.json.B)
 				td.Logged |= loggedFTP
@@ -121,13 +119,11 @@ func (w *worker) logTxs(pc *packetCtx) {
 			continue
 		}
 		if ft, ok := tx.(*ftp.Tx); ok {
-			if anomalies && !td.Events.Empty() {
-				output.TxAnomalies(&w.json, pc.p, pc.f, app, tx, &td.EventsLogged, w.eve.Line)
-			}
+			w.logTxAnomalies(pc, tx, anomalies)
 			// The JsonFTPLog tx logger: once both sides are complete (the reply is), or at
 			// EOF.
 			if outs.EVEFTP && td.Logged&loggedFTP == 0 &&
-				(eof || td.Progress[flow.ToServer] >= comp[flow.ToServer] && td.Progress[flow.ToClient] >= comp[flow.ToClient]) {
+				done {
 				output.FTPRecord(&w.json, pc.p, pc.f, pc.dir, ft)
 				w.eve.Line(w.json.B)
 				td.Logged |= loggedFTP
@@ -138,11 +134,9 @@ func (w *worker) logTxs(pc *packetCtx) {
 		if outs.EVEFiles && isHTTP {
 			w.logFiles(pc, app, ht, eof)
 		}
-		if anomalies && !td.Events.Empty() {
-			output.TxAnomalies(&w.json, pc.p, pc.f, app, tx, &td.EventsLogged, w.eve.Line)
-		}
+		w.logTxAnomalies(pc, tx, anomalies)
 		if httpOn && isHTTP && td.Logged&loggedHTTP == 0 &&
-			(eof || td.Progress[flow.ToServer] >= comp[flow.ToServer] && td.Progress[flow.ToClient] >= comp[flow.ToClient]) {
+			done {
 			output.HTTPRecord(&w.json, pc.p, pc.f, pc.dir, ht, &outs.HTTP)
 			w.eve.Line(w.json.B)
 			td.Logged |= loggedHTTP
@@ -166,6 +160,14 @@ func (w *worker) logTxs(pc *packetCtx) {
 			w.eve.Line(w.json.B)
 			td.Logged |= loggedSMTP
 		}
+	}
+}
+
+// logTxAnomalies writes tx's app-layer events not logged yet (JsonAnomalyTxLogger), when
+// anomaly records of type applayer are on.
+func (w *worker) logTxAnomalies(pc *packetCtx, tx applayer.Tx, on bool) {
+	if td := tx.TxData(); on && !td.Events.Empty() {
+		output.TxAnomalies(&w.json, pc.p, pc.f, pc.app, tx, &td.EventsLogged, w.eve.Line)
 	}
 }
 
