@@ -390,15 +390,15 @@ func dnsGrouped(j *JSON, m *dns.Message) {
 				j.B = append(j.B, '"')
 			case dns.TypeCNAME, dns.TypeMX, dns.TypeNS, dns.TypePTR:
 				j.sep()
-				j.B = appendDNSString(j.B, m.Bytes(rr.Target))
+				j.B = appendStringFromBytes(j.B, m.Bytes(rr.Target))
 			case dns.TypeTXT:
 				for _, s := range m.TXT(rr) {
 					j.sep()
-					j.B = appendDNSString(j.B, m.Bytes(s))
+					j.B = appendStringFromBytes(j.B, m.Bytes(s))
 				}
 			case dns.TypeNULL:
 				j.sep()
-				j.B = appendDNSString(j.B, m.Bytes(rr.Data))
+				j.B = appendStringFromBytes(j.B, m.Bytes(rr.Data))
 			case dns.TypeSOA:
 				j.sep()
 				dnsSOA(j, m, rr)
@@ -459,12 +459,13 @@ func appendDNSAddr(b, a []byte) []byte {
 // dnsString writes a member from bytes as set_string_from_bytes does.
 func dnsString(j *JSON, k string, v []byte) {
 	j.key(k)
-	j.B = appendDNSString(j.B, v)
+	j.B = appendStringFromBytes(j.B, v)
 }
 
-// appendDNSString is try_string_from_bytes then the JSON string: valid UTF-8 as it is, else
+// appendStringFromBytes is try_string_from_bytes (SCJbSetStringFromBytes) then the JSON
+// string: valid UTF-8 as it is, else
 // every byte from 0x80 up as the text \xNN (written \\xNN in JSON).
-func appendDNSString(b, v []byte) []byte {
+func appendStringFromBytes(b, v []byte) []byte {
 	if utf8.Valid(v) {
 		return appendJSONBytes(b, v)
 	}

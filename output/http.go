@@ -287,23 +287,8 @@ func ParseDumpAllHeaders(v string) (request, response bool) {
 // valid UTF-8 as it is (JSON-escaped), otherwise every byte above 0x7f written as the four
 // characters \xNN (so "\\xNN" in the JSON text).
 func setBytes(j *JSON, k string, v []byte) {
-	if utf8.Valid(v) {
-		j.Bytes(k, v)
-		return
-	}
 	j.key(k)
-	b := append(j.B, '"')
-	for _, c := range v {
-		switch {
-		case c >= 0x80:
-			b = append(b, '\\', '\\', 'x', hexDigits[c>>4], hexDigits[c&15])
-		case jsonPlain[c]:
-			b = append(b, c)
-		default:
-			b = appendEscape(b, c)
-		}
-	}
-	j.B = append(b, '"')
+	j.B = appendStringFromBytes(j.B, v)
 }
 
 // httpBasic writes the basic fields of the http object (EveHttpLogJSONBasic).
